@@ -1,0 +1,35 @@
+"""Build the Cython kernels of reticulate_core.
+
+Every ``reticulate_core/*.pyx`` becomes one extension module.  Set
+``RETICULATE_BOUNDSCHECK=1`` to compile with bounds and wraparound checks on
+(the property tests are run against such a build too).
+"""
+import glob
+import os
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+checked = os.environ.get("RETICULATE_BOUNDSCHECK") == "1"
+directives = {
+    "language_level": 3,
+    "boundscheck": checked,
+    "wraparound": checked,
+    "initializedcheck": checked,
+    "cdivision": True,
+}
+here = os.path.dirname(os.path.abspath(__file__))
+sources = sorted(glob.glob(os.path.join(here, "reticulate_core", "*.pyx")))
+extensions = [
+    Extension(
+        "reticulate_core." + os.path.splitext(os.path.basename(path))[0],
+        [os.path.relpath(path, here)],
+        include_dirs=[numpy.get_include()],
+        extra_compile_args=["-O3"],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    )
+    for path in sources
+]
+setup(ext_modules=cythonize(extensions, compiler_directives=directives,
+                            include_path=[here]))
