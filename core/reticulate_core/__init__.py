@@ -19,6 +19,8 @@ _EXPORTS = {
     "Fixed8Octree": "octree",
     "Walker": "octree",
     "DenseWalker": "octree",
+    "memory_report": "octree",
+    "scenario_chunk": "samples",
     "Mesher": "mesher",
     "Triangle": "mesher",
     "mesh_chunk": "mesher",
