@@ -1,0 +1,136 @@
+"""Build the Blender extension zip: dist/reticulate-<version>-<platform>.zip.
+
+Steps: build the reticulate_core wheel for this interpreter and platform
+(``pip wheel --no-deps --no-build-isolation ./core``), lay out a staging
+folder (the add-on package at the root, the wheel under ``wheels/``, and a
+manifest naming exactly that wheel and this platform), then build and
+validate the zip with Blender's own ``blender_ext.py`` found inside the
+installed ``bpy`` package.  Exits non-zero if any step fails.
+
+Run it with the project's venv python: ``.venv/bin/python scripts/build_extension.py``.
+"""
+import argparse
+import glob
+import importlib.util
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ADDON_DIR = REPO / "reticulate_addon"
+MANIFEST = REPO / "blender_manifest.toml"
+
+
+class BuildError(Exception):
+    pass
+
+
+def blender_platform():
+    """This machine's platform in the manifest's spelling, e.g. ``linux-x64``."""
+    system = {"Linux": "linux", "Darwin": "macos", "Windows": "windows"}.get(platform.system())
+    machine = {"x86_64": "x64", "AMD64": "x64", "arm64": "arm64", "aarch64": "arm64"}.get(platform.machine())
+    if system is None or machine is None:
+        raise BuildError(f"unsupported platform {platform.system()} {platform.machine()}")
+    return f"{system}-{machine}"
+
+
+def find_blender_ext():
+    """The path of blender_ext.py inside the installed bpy package (bpy is not imported)."""
+    spec = importlib.util.find_spec("bpy")
+    if spec is None or not spec.submodule_search_locations:
+        raise BuildError("the bpy package is not installed in this python; run scripts/bootstrap.sh")
+    for location in spec.submodule_search_locations:
+        found = sorted(glob.glob(os.path.join(location, "*", "scripts", "addons_core", "bl_pkg", "cli", "blender_ext.py")))
+        if found:
+            return found[-1]
+    raise BuildError("blender_ext.py not found inside the bpy package")
+
+
+def run(cmd, what):
+    print("build_extension:", what, flush=True)
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        raise BuildError(f"{what} failed (exit {done.returncode}):\n{done.stdout}")
+    return done.stdout
+
+
+def build_core_wheel(out_dir):
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+         "--quiet", str(REPO / "core"), "-w", str(out_dir)], "building the reticulate_core wheel")
+    wheels = sorted(Path(out_dir).glob("reticulate_core-*.whl"))
+    if len(wheels) != 1:
+        raise BuildError(f"expected one reticulate_core wheel, found {[w.name for w in wheels]}")
+    if list((REPO / "core" / "reticulate_core").glob("*.pyx")) and wheels[0].name.endswith("-none-any.whl"):
+        raise BuildError(f"{wheels[0].name} has no compiled modules although the core has .pyx sources")
+    return wheels[0]
+
+
+def staged_manifest(text, wheel_name, platform_name):
+    """The repository manifest with ``platforms`` and ``wheels`` set to this build."""
+    replacements = {
+        "platforms": f'platforms = ["{platform_name}"]',
+        "wheels": f'wheels = ["./wheels/{wheel_name}"]',
+    }
+    for key, line in replacements.items():
+        text, count = re.subn(rf"(?m)^{key}\s*=.*$", line, text)
+        if count != 1:
+            raise BuildError(f"blender_manifest.toml must have exactly one top-level '{key} = ...' line")
+    return text
+
+
+def lay_out(stage, wheel, platform_name):
+    shutil.copytree(ADDON_DIR, stage, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (stage / "wheels").mkdir()
+    shutil.copy2(wheel, stage / "wheels" / wheel.name)
+    manifest = staged_manifest(MANIFEST.read_text(), wheel.name, platform_name)
+    tomllib.loads(manifest)
+    (stage / "blender_manifest.toml").write_text(manifest)
+
+
+def build(dist_dir):
+    manifest = tomllib.loads(MANIFEST.read_text())
+    version = manifest["version"]
+    platform_name = blender_platform()
+    blender_ext = find_blender_ext()
+    dist_dir.mkdir(parents=True, exist_ok=True)
+    target = dist_dir / f"reticulate-{version}-{platform_name}.zip"
+    with tempfile.TemporaryDirectory(prefix="reticulate-build-") as tmp:
+        tmp = Path(tmp)
+        wheel = build_core_wheel(tmp / "wheel")
+        stage = tmp / "reticulate"
+        lay_out(stage, wheel, platform_name)
+        run([sys.executable, blender_ext, "validate", str(stage)], "validating the staged extension")
+        zip_dir = tmp / "zip"
+        zip_dir.mkdir()
+        run([sys.executable, blender_ext, "build", "--source-dir", str(stage),
+             "--output-dir", str(zip_dir)], "building the zip with blender_ext.py")
+        built = sorted(zip_dir.glob("*.zip"))
+        if len(built) != 1:
+            raise BuildError(f"blender_ext.py build wrote {[b.name for b in built]}, expected one zip")
+        target.unlink(missing_ok=True)
+        shutil.move(str(built[0]), target)
+    run([sys.executable, blender_ext, "validate", str(target)], f"validating {target.name}")
+    return target
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dist", type=Path, default=REPO / "dist", help="output folder (default: dist/)")
+    args = parser.parse_args(argv)
+    try:
+        target = build(args.dist)
+    except BuildError as error:
+        print(f"build_extension: error: {error}", file=sys.stderr)
+        return 1
+    print(f"build_extension: wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
