@@ -1,0 +1,315 @@
+"""Whole-grid meshing: split a volume into 32^3 chunks, mesh them in parallel
+with seeded neighbours and weld the seams (DESIGN.md, "mesh_grid keeps 1-4
+across chunk seams").
+
+A volume is either a dense (X, Y, Z) integer array, or a sparse dict
+``{(cx, cy, cz): chunk}`` mapping chunk coordinates to (32, 32, 32) arrays or
+octrees (``CompactOctree`` / ``Fixed8Octree``).  A sparse volume spans the box
+of its keys (chunks inside the box that are not in the dict are empty) and is
+never densified at once: each chunk is meshed from its 27-neighbourhood.
+Voxel (x, y, z) of chunk c sits at grid coordinates 32 * c + (x, y, z).
+
+Each chunk is meshed by ``Mesher.mesh_padded`` from a (34, 34, 34) padded
+block (the chunk plus one voxel of halo, 0 beyond the grid); a chunk emits the
+faces of its layers 0..31 and, when it is the last chunk along an axis, layer
+32 too.  Chunks whose padded block holds one value have no faces and are
+skipped.  Chunks are processed and concatenated in chunk order (x, then y,
+then z slowest to fastest is C order of the chunk index), so the output does
+not depend on the number of workers.
+"""
+import os
+import threading
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .halo import fill_padded, is_uniform
+from .mesh import Mesh
+
+CHUNK = 32
+PADDED = CHUNK + 2
+_MAX_ID = 65535
+
+
+def mesh_grid(volume, *, workers=None, progress=None, manifold=False):
+    """Mesh a whole volume into one welded Mesh in grid coordinates.
+
+    ``workers``: number of threads (default ``os.cpu_count()``).
+    ``progress(done, total)``: called from the calling thread with the number
+    of chunks finished so far, in order.
+    ``manifold=True`` additionally splits non-manifold contacts so that every
+    edge is used by exactly two triangles (see ``manifold.split_nonmanifold``);
+    positions then repeat exactly at the split points.
+    """
+    source = _source(volume)
+    parts = [(origin, mesh) for _, origin, mesh in _mesh_all(source, workers, progress)]
+    mesh = _weld(parts, source.corner_lo, source.corner_hi)
+    if manifold:
+        from .manifold import split_nonmanifold
+        mesh = split_nonmanifold(mesh)
+    return mesh
+
+
+def mesh_chunks(volume, *, workers=None, progress=None):
+    """Yield ``(chunk_coords, Mesh)`` for every chunk that has triangles, in chunk order.
+
+    Each Mesh is in chunk-local coordinates (0..32): add the chunk's origin
+    ``32 * numpy.array(chunk_coords)`` to get grid coordinates.  Meshes of
+    neighbouring chunks agree on their shared seam vertices.  Chunks are
+    meshed ahead in parallel while the caller consumes them.
+    """
+    source = _source(volume)
+    for coords, _, mesh in _mesh_all(source, workers, progress):
+        yield coords, mesh
+
+
+# ---------------------------------------------------------------- sources
+
+
+def _source(volume):
+    if isinstance(volume, dict):
+        return _SparseSource(volume)
+    return _DenseSource(volume)
+
+
+def _as_voxels(array, what):
+    """``array`` as a uint16 array (no copy when it already is), validated."""
+    array = np.asarray(array)
+    if array.dtype == np.bool_:
+        return array.astype(np.uint16)
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{what} must hold integer material ids (or bool), got dtype {array.dtype}")
+    if array.dtype == np.uint16 and array.dtype.isnative:
+        return array
+    if array.size:
+        low, high = int(array.min()), int(array.max())
+        if low < 0 or high > _MAX_ID:
+            raise ValueError(f"{what} holds values in {low}..{high}; material ids must be in 0..{_MAX_ID}")
+    return array.astype(np.uint16)
+
+
+class _DenseSource:
+    """Chunks of a dense (X, Y, Z) array; the grid ends at the array's bounds."""
+
+    def __init__(self, volume):
+        array = np.asarray(volume)
+        if array.ndim != 3:
+            raise ValueError(f"volume must be a 3-D (X, Y, Z) array, got {array.ndim} dimensions "
+                             f"(shape {array.shape})")
+        if array.size == 0:
+            raise ValueError(f"volume is empty (shape {array.shape})")
+        self.volume = _as_voxels(array, "volume")
+        self.n_chunks = tuple(-(-n // CHUNK) for n in array.shape)
+        self.corner_lo = (0, 0, 0)
+        self.corner_hi = tuple(array.shape)
+
+    def coords(self):
+        return [tuple(int(i) for i in c) for c in np.ndindex(*self.n_chunks)]
+
+    def emit_upper(self, c):
+        return tuple(c[a] == self.n_chunks[a] - 1 for a in range(3))
+
+    def fill(self, c, block):
+        return fill_padded(self.volume, c[0], c[1], c[2], block)
+
+    def done_before(self, c):
+        """Called once every chunk before ``c`` is finished (dense: nothing to free)."""
+
+
+class _SparseSource:
+    """Chunks of a dict {(cx, cy, cz): chunk}; dense copies live only near the work front."""
+
+    def __init__(self, chunks):
+        if not chunks:
+            raise ValueError("sparse volume has no chunks")
+        self.chunks = {}
+        for key, chunk in chunks.items():
+            try:
+                coords = tuple(int(k) for k in key)
+            except TypeError:
+                raise TypeError(f"sparse volume keys must be (cx, cy, cz) integer tuples, got {key!r}") from None
+            if len(coords) != 3 or any(k != c for k, c in zip(key, coords)):
+                raise ValueError(f"sparse volume keys must be (cx, cy, cz) integer tuples, got {key!r}")
+            if coords in self.chunks:
+                raise ValueError(f"sparse volume has chunk {coords} twice")
+            if not _is_octree(chunk):
+                shape = np.shape(chunk)
+                if shape != (CHUNK, CHUNK, CHUNK):
+                    raise ValueError(f"chunk {coords} must have shape (32, 32, 32), got {shape}")
+            self.chunks[coords] = chunk
+        keys = np.array(sorted(self.chunks), dtype=np.int64)
+        self.lo = keys.min(axis=0)
+        self.hi = keys.max(axis=0)
+        self.corner_lo = tuple(int(k) * CHUNK for k in self.lo)
+        self.corner_hi = tuple((int(k) + 1) * CHUNK for k in self.hi)
+        self._dense = {}
+        self._lock = threading.Lock()
+
+    def coords(self):
+        # a missing chunk can still have faces: layer-0 faces of a solid lower face-neighbour
+        todo = set(self.chunks)
+        for c in self.chunks:
+            for a in range(3):
+                if c[a] < self.hi[a]:
+                    todo.add(c[:a] + (c[a] + 1,) + c[a + 1:])
+        return sorted(todo)
+
+    def emit_upper(self, c):
+        return tuple(c[a] == self.hi[a] for a in range(3))
+
+    def _chunk(self, c):
+        """Dense uint16 copy of chunk c (None when absent), converted once while in use."""
+        with self._lock:
+            if c in self._dense:
+                return self._dense[c]
+        chunk = self.chunks.get(c)
+        if chunk is not None:
+            if _is_octree(chunk):
+                chunk = chunk.to_dense()
+            chunk = np.ascontiguousarray(_as_voxels(chunk, f"chunk {c}"))
+            if chunk.shape != (CHUNK, CHUNK, CHUNK):
+                raise ValueError(f"chunk {c} must have shape (32, 32, 32), got {chunk.shape}")
+        with self._lock:
+            self._dense[c] = chunk
+        return chunk
+
+    def fill(self, c, block):
+        block.fill(0)
+        parts = ((slice(CHUNK - 1, CHUNK), slice(0, 1)),
+                 (slice(0, CHUNK), slice(1, CHUNK + 1)),
+                 (slice(0, 1), slice(CHUNK + 1, PADDED)))
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                for dz in (-1, 0, 1):
+                    chunk = self._chunk((c[0] + dx, c[1] + dy, c[2] + dz))
+                    if chunk is None:
+                        continue
+                    (sx, bx), (sy, by), (sz, bz) = parts[dx + 1], parts[dy + 1], parts[dz + 1]
+                    block[bx, by, bz] = chunk[sx, sy, sz]
+        return is_uniform(block)
+
+    def done_before(self, c):
+        """Forget dense copies no chunk from ``c`` on will read (x more than one slab behind)."""
+        with self._lock:
+            for key in [k for k in self._dense if k[0] < c[0] - 1]:
+                del self._dense[key]
+
+
+def _is_octree(chunk):
+    return hasattr(chunk, "to_dense") and not isinstance(chunk, np.ndarray)
+
+
+# ---------------------------------------------------------------- meshing
+
+
+def _mesh_all(source, workers, progress):
+    """Yield (chunk_coords, origin, Mesh in chunk coordinates) for chunks with triangles, in order."""
+    from .mesher import Mesher
+
+    if workers is None:
+        workers = os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    workers = int(workers)
+    coords = source.coords()
+    total = len(coords)
+    size = max(1, min(64, total // (8 * workers)))
+    batches = [coords[i:i + size] for i in range(0, total, size)]
+    local = threading.local()
+
+    def run(batch):
+        state = getattr(local, "state", None)
+        if state is None:
+            state = local.state = (Mesher(), np.empty((PADDED, PADDED, PADDED), np.uint16))
+        mesher, block = state
+        out = []
+        for c in batch:
+            if not source.fill(c, block):
+                mesh = mesher.mesh_padded(block, source.emit_upper(c))
+                if mesh.n_triangles:
+                    out.append((c, np.array(c, dtype=np.int64) * CHUNK, mesh))
+        return out
+
+    done = 0
+    if progress is not None:
+        progress(0, total)
+    if workers == 1:
+        for batch in batches:
+            results = run(batch)
+            done += len(batch)
+            if done < total:
+                source.done_before(coords[done])
+            if progress is not None:
+                progress(done, total)
+            yield from results
+        return
+
+    pending = deque()
+    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reticulate")
+    try:
+        queued = iter(batches)
+        for batch in queued:
+            pending.append((len(batch), executor.submit(run, batch)))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            count, future = pending.popleft()
+            results = future.result()
+            done += count
+            for batch in queued:
+                pending.append((len(batch), executor.submit(run, batch)))
+                break
+            if pending:
+                # every batch before the oldest unfinished one is done
+                source.done_before(coords[done])
+            if progress is not None:
+                progress(done, total)
+            yield from results
+    finally:
+        for _, future in pending:
+            future.cancel()
+        executor.shutdown(wait=True)
+
+
+# ---------------------------------------------------------------- welding
+
+
+def _weld(parts, corner_lo, corner_hi):
+    """Concatenate chunk meshes (chunk coordinates + origin) and merge equal seam vertices.
+
+    Inside a chunk vertices are already unique, so only vertices on a chunk
+    border (a local coordinate of 0 or 32) can coincide with another chunk's.
+    Result order: the interior vertices of all chunks in chunk order, then the
+    distinct seam vertices sorted by position (x, y, z).
+    """
+    if not parts:
+        return Mesh.empty()
+    meshes = [mesh for _, mesh in parts]
+    n_vertices = np.array([m.n_vertices for m in meshes], dtype=np.int64)
+    n_triangles = np.array([m.n_triangles for m in meshes], dtype=np.int64)
+    origins = np.array([origin for origin, _ in parts], dtype=np.float32)
+
+    positions = np.concatenate([m.positions for m in meshes])
+    triangles = np.concatenate([m.triangles for m in meshes])
+    materials = np.concatenate([m.materials for m in meshes])
+    faces = np.concatenate([m.faces for m in meshes])
+    del meshes, parts
+
+    seam = ((positions == 0) | (positions == CHUNK)).any(axis=1)
+    positions += np.repeat(origins, n_vertices, axis=0)
+    vertex_offsets = np.concatenate(([0], np.cumsum(n_vertices)[:-1])).astype(np.int32)
+    triangles += np.repeat(vertex_offsets, n_triangles)[:, None]
+
+    seam_index = np.flatnonzero(seam)
+    corner = positions[seam_index].astype(np.int64) - np.array(corner_lo, dtype=np.int64)
+    dy, dz = (np.array(corner_hi, dtype=np.int64) - np.array(corner_lo, dtype=np.int64) + 1)[1:]
+    keys = (corner[:, 0] * dy + corner[:, 1]) * dz + corner[:, 2]
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+
+    n_interior = len(positions) - seam_index.size
+    remap = np.empty(len(positions), dtype=np.int32)
+    remap[~seam] = np.arange(n_interior, dtype=np.int32)
+    remap[seam_index] = n_interior + inverse.astype(np.int32)
+    welded = np.concatenate((positions[~seam], positions[seam_index[first]]))
+    return Mesh(welded, remap[triangles], materials, faces)
