@@ -29,7 +29,8 @@ ctypedef void (*volume_visitor)(void* ctx, int event, uint32_t code, int depth,
                                 uint16_t material) noexcept nogil
 
 # Build the compact stream of a (32, 32, 32) [x, y, z] chunk into `nodes`
-# (room for MAX_COMPACT_NODES); returns the node count.
+# (room for MAX_COMPACT_NODES); returns the node count (-1, writing nothing,
+# when dense is not of shape (32, 32, 32)).
 cdef int compact_from_dense_c(const uint16_t[:, :, :] dense, uint32_t* nodes) noexcept nogil
 
 # One linear scan of a compact stream.  dense=False is the Walker (no
@@ -41,3 +42,13 @@ cdef void compact_walk_c(const uint32_t* nodes, int n_nodes, bint dense,
 cdef class CompactOctree:
     # uint32 numpy array holding the compact stream (read-only API)
     cdef readonly object nodes
+
+# The same walk over a Fixed8Octree's slots (see octree.pyx): `root` is the
+# root slot, `slots` holds 8 slots per block, n_blocks of them.  Emits the
+# same events in the same order as compact_walk_c of the same content.
+cdef void fixed8_walk_c(const uint32_t* slots, Py_ssize_t n_blocks, uint32_t root,
+                        bint dense, volume_visitor visit, void* ctx) noexcept nogil
+
+# Walk either octree class (TypeError for anything else); the Compact walk
+# runs without the GIL, the Fixed8 walk holds it so no edit can run meanwhile.
+cdef int octree_walk(object tree, bint dense, volume_visitor visit, void* ctx) except -1
