@@ -1,0 +1,171 @@
+"""What every Reticulate operator shares: redo options, all-or-nothing
+execution, error reports, result statistics, and turning one core mesh into
+one object or one object per chunk.
+
+A subclass implements ``build(context, progress) -> Outcome`` creating
+unlinked datablocks only.  ``execute`` links the outcome's objects at the
+end; on any exception it removes everything that was created, reports an
+ERROR (a ``RuntimeError`` for Python callers) and returns CANCELLED.
+"""
+import time
+import traceback
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, EnumProperty
+from mathutils import Matrix
+
+from . import materials as mats
+from .mesh_build import Piece, build_mesh, distinct_ids, split_by_chunk
+from .progress import Progress
+from .properties import MATERIAL_MODE_ITEMS, OUTPUT_ITEMS
+from .staging import Staging, link_objects, target_collection
+
+
+class Outcome:
+    """New unlinked objects of one run (parents before children) and their statistics."""
+
+    def __init__(self):
+        self.objects = []
+        self.roots = []
+        self.triangles = 0
+        self.vertices = 0
+        self.ids = set()
+
+    def add_mesh_object(self, ob, piece, root=True):
+        self.objects.append(ob)
+        if root:
+            self.roots.append(ob)
+        self.triangles += piece.n_triangles
+        self.vertices += len(piece.positions)
+        self.ids.update(int(i) for i in np.unique(piece.materials))
+
+
+class MaterialChoice:
+    """How a run turns ids into materials; materials are made once per id and run."""
+
+    def __init__(self, mode, reuse_existing, palette=None, vox_materials=None, known=None):
+        """``known``: id -> an existing material to use for that id (e.g. the remeshed object's own)."""
+        self.mode = mode
+        self.reuse_existing = reuse_existing
+        self.palette = palette
+        self.vox_materials = vox_materials
+        self._by_id = dict(known or {})
+        self._shared = None
+
+    def slots(self, ids):
+        """(slot_materials, colors) for a mesh whose sorted distinct ids are ``ids``."""
+        if self.mode == 'ATTRIBUTE':
+            if self._shared is None:
+                self._shared = mats.color_attribute_material(self.reuse_existing)
+            return [self._shared], mats.id_colors(ids, self.palette)
+        missing = [i for i in ids if int(i) not in self._by_id]
+        made = mats.materials_for_ids(missing, palette=self.palette, vox_materials=self.vox_materials,
+                                      reuse_existing=self.reuse_existing)
+        self._by_id.update(zip((int(i) for i in missing), made))
+        return [self._by_id[int(i)] for i in ids], None
+
+
+def as_matrix(matrix):
+    return Matrix(np.asarray(matrix, dtype=np.float64).tolist())
+
+
+def mesh_data(name, piece, choice):
+    """A new mesh datablock of ``piece`` with one material slot per distinct id."""
+    ids = distinct_ids(piece)
+    slot_materials, colors = choice.slots(ids)
+    return build_mesh(name, piece, ids, slot_materials, colors=colors)
+
+
+def mesh_object(name, piece, choice, matrix):
+    """A new unlinked object holding a new mesh of ``piece``."""
+    ob = bpy.data.objects.new(name, mesh_data(name, piece, choice))
+    ob.matrix_world = as_matrix(matrix)
+    return ob
+
+
+def split_scale(transform):
+    """(matrix, scale) with ``transform == matrix @ diag(scale)``: scale = the column lengths.
+
+    Lets an object keep a unit-scale matrix while the voxel size is baked into
+    its vertices.
+    """
+    transform = np.asarray(transform, dtype=np.float64)
+    scale = np.linalg.norm(transform[:3, :3], axis=0)
+    if not np.all(scale > 0) or not np.all(np.isfinite(transform)):
+        raise ValueError(f"the grid transform is degenerate: {transform.tolist()}")
+    matrix = transform.copy()
+    matrix[:3, :3] /= scale
+    return matrix, scale
+
+
+def grid_objects(outcome, name, core_mesh, choice, matrix, output_mode, scale=1.0, offset=(0.0, 0.0, 0.0)):
+    """Objects for one core mesh in voxel-corner coordinates.
+
+    Vertex ``p`` lands at ``matrix @ (offset + scale * p)`` (``scale``: a
+    number or one per axis).  ``'CHUNK'`` makes
+    one object per 32^3 chunk named ``<name>_<cx>_<cy>_<cz>``, each with its
+    origin at its chunk's corner; otherwise one object ``<name>``.
+    """
+    if core_mesh.n_triangles == 0:
+        raise ValueError("the source has no solid voxels: nothing to mesh")
+    matrix = np.asarray(matrix, dtype=np.float64)
+    offset = np.asarray(offset, dtype=np.float64)
+    if output_mode != 'CHUNK':
+        piece = Piece.from_core(core_mesh, scale=scale, offset=offset)
+        outcome.add_mesh_object(mesh_object(name, piece, choice, matrix), piece)
+        return
+    for (cx, cy, cz), piece in split_by_chunk(core_mesh):
+        shift = np.eye(4)
+        shift[:3, 3] = offset + scale * 32.0 * np.array([cx, cy, cz], dtype=np.float64)
+        scaled = Piece(piece.positions * np.asarray(scale, dtype=np.float32), piece.triangles,
+                       piece.materials)
+        ob = mesh_object(f"{name}_{cx}_{cy}_{cz}", scaled, choice, matrix @ shift)
+        outcome.add_mesh_object(ob, scaled)
+
+
+class ReticulateOperator:
+    """Mixin for the Reticulate operators (see the module docstring)."""
+
+    bl_options = {'REGISTER', 'UNDO'}
+
+    output_mode: EnumProperty(name="Output", items=OUTPUT_ITEMS, default='MODEL')
+    material_mode: EnumProperty(name="Materials", items=MATERIAL_MODE_ITEMS, default='SLOTS')
+    reuse_materials: BoolProperty(name="Reuse Materials", default=False,
+                                  description="Use existing materials named retic_<id> instead of new ones")
+    link_to_active: BoolProperty(name="Active Collection", default=True,
+                                 description="Link into the active collection (off: the scene collection)")
+
+    def build(self, context, progress):
+        raise NotImplementedError
+
+    def source_label(self, context):
+        return self.bl_label
+
+    def execute(self, context):
+        start = time.perf_counter()
+        try:
+            label = self.source_label(context)
+            with Staging(), Progress(context, self.bl_label) as progress:
+                outcome = self.build(context, progress)
+                if not outcome.objects:
+                    raise ValueError("the source has no solid voxels: nothing to mesh")
+                link_objects(context, outcome.objects, target_collection(context, self.link_to_active),
+                             outcome.roots)
+        except Exception as error:
+            if not isinstance(error, (ValueError, TypeError, OSError, LookupError)):
+                traceback.print_exc()
+            self.report({'ERROR'}, f"{self.bl_label} failed: {error}")
+            return {'CANCELLED'}
+        seconds = time.perf_counter() - start
+        settings = getattr(context.scene, "reticulate", None)
+        if settings is not None:
+            settings.last_source = label
+            settings.last_triangles = outcome.triangles
+            settings.last_vertices = outcome.vertices
+            settings.last_materials = len(outcome.ids)
+            settings.last_objects = len([ob for ob in outcome.objects if ob.type == 'MESH'])
+            settings.last_seconds = seconds
+        self.report({'INFO'}, f"Reticulate: {label}: {outcome.triangles} triangles, {outcome.vertices} vertices, "
+                              f"{len(outcome.ids)} materials, {len(outcome.objects)} objects in {seconds:.2f} s")
+        return {'FINISHED'}

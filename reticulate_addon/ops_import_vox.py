@@ -1,0 +1,122 @@
+"""``reticulate.import_vox``: a MagicaVoxel .vox file -> meshed objects.
+
+One object per placed model (scene-graph transforms; instances of one model
+are linked duplicates sharing one mesh datablock), or all models joined into
+one object, or one object per 32^3 chunk of each model.  Object names are the
+scene-graph node name, else ``<file stem>_<model id>``.  Voxel ``p`` of a
+model lands at ``voxel_size * (model.transform @ p)`` in world space.
+"""
+from pathlib import Path
+
+import bpy
+import numpy as np
+import reticulate_core as rc
+from bpy.props import BoolProperty, FloatProperty, StringProperty
+from bpy_extras.io_utils import ImportHelper
+
+from .mesh_build import Piece, join, split_by_chunk
+from .operator_base import MaterialChoice, Outcome, ReticulateOperator, as_matrix, mesh_data, mesh_object
+
+
+def _placement(model_transform, size, voxel_size, centred):
+    """(matrix_world, vertex offset) so that world = matrix_world @ (voxel_size * p + offset)."""
+    centre = np.asarray(size, dtype=np.float64) / 2.0 if centred else np.zeros(3)
+    matrix = np.asarray(model_transform, dtype=np.float64).copy()
+    matrix[:3, 3] = voxel_size * (matrix[:3, 3] + matrix[:3, :3] @ centre)
+    return matrix, -voxel_size * centre
+
+
+class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHelper):
+    """Import a MagicaVoxel .vox file as minimal watertight meshes"""
+
+    bl_idname = "reticulate.import_vox"
+    bl_label = "Import MagicaVoxel (.vox)"
+
+    filename_ext = ".vox"
+    filter_glob: StringProperty(default="*.vox", options={'HIDDEN'})
+    filepath: StringProperty(name="File Path", subtype='FILE_PATH')
+    voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0, unit='LENGTH')
+    hierarchy_empties: BoolProperty(name="Hierarchy Empty", default=False,
+                                    description="Parent all models to one empty named after the file")
+    center_origins: BoolProperty(name="Centre Origins", default=True,
+                                 description="Origin of each object at the centre of its model")
+    include_hidden: BoolProperty(name="Hidden Models", default=True,
+                                 description="Import hidden models too (as hidden objects)")
+
+    def source_label(self, context):
+        return Path(self.filepath).name
+
+    def build(self, context, progress):
+        if not self.filepath:
+            raise ValueError("no .vox file given")
+        path = Path(bpy.path.abspath(self.filepath))
+        scene = rc.io.read_vox(path)
+        models = [m for m in scene.models if self.include_hidden or not m.hidden]
+        if not models:
+            raise ValueError(f"{path.name} has no models")
+        choice = MaterialChoice(self.material_mode, self.reuse_materials, scene.palette, scene.materials)
+        outcome = Outcome()
+        meshes = {}   # model_id -> core mesh, meshed once for all its instances
+        distinct = {m.model_id: m for m in models}
+        for done, model_id in enumerate(sorted(distinct)):
+            meshes[model_id] = rc.mesh_grid(distinct[model_id].voxels)
+            progress(done + 1, len(distinct))
+        if self.output_mode == 'OBJECT':
+            self._joined(outcome, path.stem, models, meshes, choice)
+        else:
+            self._per_model(outcome, path.stem, models, meshes, choice)
+        if self.hierarchy_empties:
+            root = bpy.data.objects.new(path.stem, None)
+            for ob in outcome.objects:
+                ob.parent = root
+            outcome.objects.insert(0, root)
+            outcome.roots = [root]
+        return outcome
+
+    def _joined(self, outcome, stem, models, meshes, choice):
+        parts = []
+        for model in models:
+            if meshes[model.model_id].n_triangles:
+                matrix = np.asarray(model.transform, dtype=np.float64).copy()
+                matrix[:3, :] *= self.voxel_size
+                parts.append((Piece.from_core(meshes[model.model_id]), matrix))
+        if not parts:
+            raise ValueError("the file has no solid voxels: nothing to mesh")
+        piece = join(parts)
+        outcome.add_mesh_object(mesh_object(stem, piece, choice, np.eye(4)), piece)
+
+    def _per_model(self, outcome, stem, models, meshes, choice):
+        shared = {}   # model_id -> [(suffix, bpy mesh, piece, local matrix)]
+        for model in models:
+            core = meshes[model.model_id]
+            if core.n_triangles == 0:
+                continue
+            matrix, offset = _placement(model.transform, model.voxels.shape, self.voxel_size,
+                                        self.center_origins)
+            if model.model_id not in shared:
+                shared[model.model_id] = self._parts(stem, model.model_id, core, choice, offset)
+            name = model.name or f"{stem}_{model.model_id}"
+            for suffix, me, piece, local in shared[model.model_id]:
+                ob = bpy.data.objects.new(name + suffix, me)
+                ob.matrix_world = as_matrix(matrix @ local)
+                if model.hidden:
+                    ob.hide_viewport = True
+                    ob.hide_render = True
+                outcome.add_mesh_object(ob, piece)
+
+    def _parts(self, stem, model_id, core, choice, offset):
+        if self.output_mode != 'CHUNK':
+            piece = Piece.from_core(core, scale=self.voxel_size, offset=offset)
+            return [("", mesh_data(f"{stem}_model{model_id}", piece, choice), piece, np.eye(4))]
+        parts = []
+        for (cx, cy, cz), piece in split_by_chunk(core):
+            local = np.eye(4)
+            local[:3, 3] = offset + self.voxel_size * 32.0 * np.array([cx, cy, cz], dtype=np.float64)
+            scaled = Piece(piece.positions * np.float32(self.voxel_size), piece.triangles, piece.materials)
+            suffix = f"_{cx}_{cy}_{cz}"
+            parts.append((suffix, mesh_data(f"{stem}_model{model_id}{suffix}", scaled, choice), scaled, local))
+        return parts
+
+
+def menu_import(self, context):
+    self.layout.operator(RETICULATE_OT_import_vox.bl_idname, text="MagicaVoxel (.vox)")

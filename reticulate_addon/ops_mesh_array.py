@@ -1,0 +1,47 @@
+"""``reticulate.mesh_array``: a .npy / .npz voxel array file -> one meshed object.
+
+Integer arrays are material ids, bool arrays material 1, float arrays solid
+above ``threshold`` (the core's ``load_grid`` rules).  Vertex ``p`` lands at
+``voxel_size * (placement @ p)`` where ``placement`` is the file's own
+(an .npz may carry ``voxel_size`` and ``origin`` arrays; identity otherwise).
+"""
+from pathlib import Path
+
+import bpy
+import numpy as np
+import reticulate_core as rc
+from bpy.props import FloatProperty, StringProperty
+from bpy_extras.io_utils import ImportHelper
+
+from .operator_base import MaterialChoice, Outcome, ReticulateOperator, grid_objects, split_scale
+
+
+class RETICULATE_OT_mesh_array(ReticulateOperator, bpy.types.Operator, ImportHelper):
+    """Mesh a numpy voxel array (.npy / .npz) into a minimal watertight mesh"""
+
+    bl_idname = "reticulate.mesh_array"
+    bl_label = "Mesh NumPy Voxels"
+
+    filename_ext = ".npy"
+    filter_glob: StringProperty(default="*.npy;*.npz", options={'HIDDEN'})
+    filepath: StringProperty(name="File Path", subtype='FILE_PATH')
+    threshold: FloatProperty(name="Threshold", default=0.5,
+                             description="Float arrays: values above this are solid")
+    voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0, unit='LENGTH')
+    grid_name: StringProperty(name="Array", description=".npz: the array to mesh (empty: the only one)")
+
+    def source_label(self, context):
+        return Path(self.filepath).name
+
+    def build(self, context, progress):
+        if not self.filepath:
+            raise ValueError("no .npy / .npz file given")
+        path = Path(bpy.path.abspath(self.filepath))
+        loaded = rc.io.load_grid_with_info(path, self.threshold, grid=self.grid_name or None)
+        core = rc.mesh_grid(loaded.voxels, progress=progress)
+        placement = np.diag([self.voxel_size] * 3 + [1.0]) @ loaded.transform
+        matrix, scale = split_scale(placement)
+        outcome = Outcome()
+        choice = MaterialChoice(self.material_mode, self.reuse_materials)
+        grid_objects(outcome, path.stem, core, choice, matrix, self.output_mode, scale=scale)
+        return outcome
