@@ -84,17 +84,20 @@ def staged_manifest(text, wheel_name, platform_name):
     return text
 
 
-def lay_out(stage, wheel, platform_name):
+def lay_out(stage, wheel, platform_name, manifest_path):
     shutil.copytree(ADDON_DIR, stage, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (stage / "wheels").mkdir()
     shutil.copy2(wheel, stage / "wheels" / wheel.name)
-    manifest = staged_manifest(MANIFEST.read_text(), wheel.name, platform_name)
+    manifest = staged_manifest(manifest_path.read_text(), wheel.name, platform_name)
     tomllib.loads(manifest)
     (stage / "blender_manifest.toml").write_text(manifest)
 
 
-def build(dist_dir):
-    manifest = tomllib.loads(MANIFEST.read_text())
+def build(dist_dir, manifest_path=MANIFEST):
+    try:
+        manifest = tomllib.loads(manifest_path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise BuildError(f"cannot read {manifest_path}: {error}") from None
     version = manifest["version"]
     platform_name = blender_platform()
     blender_ext = find_blender_ext()
@@ -104,7 +107,7 @@ def build(dist_dir):
         tmp = Path(tmp)
         wheel = build_core_wheel(tmp / "wheel")
         stage = tmp / "reticulate"
-        lay_out(stage, wheel, platform_name)
+        lay_out(stage, wheel, platform_name, manifest_path)
         run([sys.executable, blender_ext, "validate", str(stage)], "validating the staged extension")
         zip_dir = tmp / "zip"
         zip_dir.mkdir()
@@ -122,9 +125,11 @@ def build(dist_dir):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dist", type=Path, default=REPO / "dist", help="output folder (default: dist/)")
+    parser.add_argument("--manifest", type=Path, default=MANIFEST,
+                        help="manifest to build from (default: blender_manifest.toml)")
     args = parser.parse_args(argv)
     try:
-        target = build(args.dist)
+        target = build(args.dist, args.manifest)
     except BuildError as error:
         print(f"build_extension: error: {error}", file=sys.stderr)
         return 1

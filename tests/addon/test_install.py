@@ -1,0 +1,52 @@
+"""The built zip is a valid extension that installs and registers everything."""
+import subprocess
+import sys
+import zipfile
+
+import bpy
+from conftest import REPO
+
+
+def test_zip_holds_manifest_addon_and_compiled_wheel(extension_zip):
+    assert extension_zip.name.startswith("reticulate-0.1.0-linux-x64")
+    with zipfile.ZipFile(extension_zip) as archive:
+        names = archive.namelist()
+        manifest = archive.read("blender_manifest.toml").decode()
+    assert "__init__.py" in names and "mesh_build.py" in names
+    wheels = [n for n in names if n.startswith("wheels/") and n.endswith(".whl")]
+    assert len(wheels) == 1 and "linux_x86_64" in wheels[0]
+    assert f'wheels = ["./{wheels[0]}"]' in manifest
+    with zipfile.ZipFile(extension_zip) as archive, archive.open(wheels[0]) as wheel_file:
+        with zipfile.ZipFile(wheel_file) as wheel:
+            assert any(n.startswith("reticulate_core/") and n.endswith(".so") for n in wheel.namelist())
+
+
+def test_build_script_fails_on_invalid_manifest(tmp_path):
+    """A manifest blender_ext.py rejects makes the build exit non-zero with its message."""
+    manifest = (REPO / "blender_manifest.toml").read_text()
+    bad = tmp_path / "blender_manifest.toml"
+    bad.write_text(manifest.replace('tagline = "Smallest exact watertight meshes of voxel data"',
+                                    'tagline = "Ends with a full stop."'))
+    assert bad.read_text() != manifest
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "build_extension.py"),
+                           "--dist", str(tmp_path / "dist"), "--manifest", str(bad)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "tagline" in done.stderr
+    assert not list((tmp_path / "dist").glob("*.zip"))
+
+
+def test_registers_operators_panel_menu_and_settings(addon):
+    for name in ("mesh_volume", "import_vox", "mesh_array", "voxel_remesh"):
+        assert hasattr(bpy.ops.reticulate, name)
+        assert {'REGISTER', 'UNDO'} <= set(getattr(bpy.types, f"RETICULATE_OT_{name}").bl_options)
+    assert hasattr(bpy.types, "RETICULATE_PT_main")
+    assert bpy.types.RETICULATE_PT_main.bl_category == "Reticulate"
+    assert addon.ops_import_vox.menu_import in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()
+    assert bpy.context.scene.reticulate.source == 'VOX'
+
+
+def test_cli_command_runs_the_batch_code(addon, capsys):
+    assert addon._cli_handles, "register_cli_command exists in bpy 5.0 and must be used"
+    assert addon.batch.cli(["--help"]) == 0
+    assert "--out" in capsys.readouterr().out
