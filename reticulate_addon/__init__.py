@@ -25,7 +25,7 @@ CLASSES = (
     panel.RETICULATE_PT_main,
 )
 
-_cli_handles = []
+_cli_handles: list[object] = []
 
 
 def register():
@@ -33,13 +33,14 @@ def register():
         bpy.utils.register_class(cls)
     properties.register()
     bpy.types.TOPBAR_MT_file_import.append(menu_import)
-    if hasattr(bpy.utils, "register_cli_command"):
-        _cli_handles.append(bpy.utils.register_cli_command("reticulate", batch.cli))
+    register_cli_command = getattr(bpy.utils, "register_cli_command", None)
+    if register_cli_command is not None:
+        _cli_handles.append(register_cli_command("reticulate", batch.cli))
 
 
 def unregister():
     while _cli_handles:
-        bpy.utils.unregister_cli_command(_cli_handles.pop())
+        getattr(bpy.utils, "unregister_cli_command")(_cli_handles.pop())
     bpy.types.TOPBAR_MT_file_import.remove(menu_import)
     properties.unregister()
     for cls in reversed(CLASSES):

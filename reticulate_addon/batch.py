@@ -14,6 +14,8 @@ from pathlib import Path
 
 import bpy
 
+from .properties import settings_of
+
 FORMATS = ("blend", "glb", "obj")
 SUFFIXES = {".vox": "vox", ".npy": "array", ".npz": "array", ".vdb": "volume"}
 
@@ -41,21 +43,24 @@ def clear_scene():
 
 def mesh_file(path, args):
     """Run the operator for ``path`` in the current scene (RuntimeError on failure)."""
+    ops = getattr(bpy.ops, "reticulate")   # registered at run time
+    context = bpy.context
+    assert context.scene is not None and context.view_layer is not None
     kind = SUFFIXES.get(path.suffix.lower())
     common = {"output_mode": args.output}
     if kind == "vox":
-        bpy.ops.reticulate.import_vox(filepath=str(path), voxel_size=args.voxel_size, **common)
+        ops.import_vox(filepath=str(path), voxel_size=args.voxel_size, **common)
     elif kind == "array":
-        bpy.ops.reticulate.mesh_array(filepath=str(path), threshold=args.threshold, voxel_size=args.voxel_size,
+        ops.mesh_array(filepath=str(path), threshold=args.threshold, voxel_size=args.voxel_size,
                                       grid_name=args.grid, **common)
     elif kind == "volume":
         volume = bpy.data.volumes.new(path.stem)
         volume.filepath = str(path)
         ob = bpy.data.objects.new(path.stem, volume)
-        bpy.context.scene.collection.objects.link(ob)
-        bpy.context.view_layer.objects.active = ob
+        context.scene.collection.objects.link(ob)
+        context.view_layer.objects.active = ob
         try:
-            bpy.ops.reticulate.mesh_volume(grid_name=args.grid, threshold=args.threshold, **common)
+            ops.mesh_volume(grid_name=args.grid, threshold=args.threshold, **common)
         finally:
             bpy.data.batch_remove([ob, volume])
     else:
@@ -88,7 +93,7 @@ def run(argv, prog="batch_mesh.py"):
                 raise FileNotFoundError(f"{path}: no such file")
             mesh_file(path, args)
             export(target, args.format)
-            result = bpy.context.scene.reticulate
+            result = settings_of(bpy.context.scene)
             rows.append((str(path), "ok", result.last_triangles, result.last_vertices, result.last_materials,
                          time.perf_counter() - start, str(target)))
         except Exception as error:

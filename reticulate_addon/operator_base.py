@@ -9,6 +9,7 @@ ERROR (a ``RuntimeError`` for Python callers) and returns CANCELLED.
 """
 import time
 import traceback
+from typing import TYPE_CHECKING, Any
 
 import bpy
 import numpy as np
@@ -18,7 +19,7 @@ from mathutils import Matrix
 from . import materials as mats
 from .mesh_build import Piece, build_mesh, distinct_ids, split_by_chunk
 from .progress import Progress
-from .properties import MATERIAL_MODE_ITEMS, OUTPUT_ITEMS
+from .properties import MATERIAL_MODE_ITEMS, OUTPUT_ITEMS, settings_of
 from .staging import Staging, link_objects, target_collection
 
 
@@ -125,9 +126,16 @@ def grid_objects(outcome, name, core_mesh, choice, matrix, output_mode, scale=1.
 
 
 class ReticulateOperator:
-    """Mixin for the Reticulate operators (see the module docstring)."""
+    """Mixin for the Reticulate operators (see the module docstring).
 
-    bl_options = {'REGISTER', 'UNDO'}
+    Subclasses also derive from ``bpy.types.Operator`` and set
+    ``bl_options = {'REGISTER', 'UNDO'}``.
+    """
+
+    if TYPE_CHECKING:
+        bl_label: str
+
+        def report(self, type: Any, message: str) -> None: ...
 
     output_mode: EnumProperty(name="Output", items=OUTPUT_ITEMS, default='MODEL')
     material_mode: EnumProperty(name="Materials", items=MATERIAL_MODE_ITEMS, default='SLOTS')
@@ -158,14 +166,13 @@ class ReticulateOperator:
             self.report({'ERROR'}, f"{self.bl_label} failed: {error}")
             return {'CANCELLED'}
         seconds = time.perf_counter() - start
-        settings = getattr(context.scene, "reticulate", None)
-        if settings is not None:
-            settings.last_source = label
-            settings.last_triangles = outcome.triangles
-            settings.last_vertices = outcome.vertices
-            settings.last_materials = len(outcome.ids)
-            settings.last_objects = len([ob for ob in outcome.objects if ob.type == 'MESH'])
-            settings.last_seconds = seconds
+        settings = settings_of(context.scene)
+        settings.last_source = label
+        settings.last_triangles = outcome.triangles
+        settings.last_vertices = outcome.vertices
+        settings.last_materials = len(outcome.ids)
+        settings.last_objects = len([ob for ob in outcome.objects if ob.type == 'MESH'])
+        settings.last_seconds = seconds
         self.report({'INFO'}, f"Reticulate: {label}: {outcome.triangles} triangles, {outcome.vertices} vertices, "
                               f"{len(outcome.ids)} materials, {len(outcome.objects)} objects in {seconds:.2f} s")
         return {'FINISHED'}

@@ -26,11 +26,12 @@ def _placement(model_transform, size, voxel_size, centred):
     return matrix, -voxel_size * centre
 
 
-class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHelper):
+class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHelper):  # type: ignore[misc]
     """Import a MagicaVoxel .vox file as minimal watertight meshes"""
 
     bl_idname = "reticulate.import_vox"
     bl_label = "Import MagicaVoxel (.vox)"
+    bl_options = {'REGISTER', 'UNDO'}
 
     filename_ext = ".vox"
     filter_glob: StringProperty(default="*.vox", options={'HIDDEN'})

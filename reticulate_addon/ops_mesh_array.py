@@ -16,11 +16,12 @@ from bpy_extras.io_utils import ImportHelper
 from .operator_base import MaterialChoice, Outcome, ReticulateOperator, grid_objects, split_scale
 
 
-class RETICULATE_OT_mesh_array(ReticulateOperator, bpy.types.Operator, ImportHelper):
+class RETICULATE_OT_mesh_array(ReticulateOperator, bpy.types.Operator, ImportHelper):  # type: ignore[misc]
     """Mesh a numpy voxel array (.npy / .npz) into a minimal watertight mesh"""
 
     bl_idname = "reticulate.mesh_array"
     bl_label = "Mesh NumPy Voxels"
+    bl_options = {'REGISTER', 'UNDO'}
 
     filename_ext = ".npy"
     filter_glob: StringProperty(default="*.npy;*.npz", options={'HIDDEN'})

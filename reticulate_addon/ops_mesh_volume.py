@@ -42,6 +42,7 @@ class RETICULATE_OT_mesh_volume(ReticulateOperator, bpy.types.Operator):
 
     bl_idname = "reticulate.mesh_volume"
     bl_label = "Mesh Volume (Reticulate)"
+    bl_options = {'REGISTER', 'UNDO'}
 
     grid_name: StringProperty(name="Grid", description="Grid to mesh (empty: the first grid)")
     threshold: FloatProperty(name="Threshold", default=0.5,

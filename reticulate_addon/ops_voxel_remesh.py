@@ -39,6 +39,7 @@ class RETICULATE_OT_voxel_remesh(ReticulateOperator, bpy.types.Operator):
 
     bl_idname = "reticulate.voxel_remesh"
     bl_label = "Voxel Remesh (Reticulate)"
+    bl_options = {'REGISTER', 'UNDO'}
 
     voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0, unit='LENGTH')
 

@@ -5,7 +5,7 @@ the operator of the chosen source with the panel's settings.
 """
 import bpy
 
-from .properties import SOURCE_OPERATORS
+from .properties import SOURCE_OPERATORS, settings_of
 
 _BUTTON_TEXT = {
     'VOLUME': "Mesh Volume",
@@ -44,7 +44,8 @@ class RETICULATE_PT_main(bpy.types.Panel):
 
     def draw(self, context):
         layout = self.layout
-        settings = context.scene.reticulate
+        assert layout is not None
+        settings = settings_of(context.scene)
         source = settings.source
         layout.prop(settings, "source")
 

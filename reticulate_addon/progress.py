@@ -30,7 +30,7 @@ class Progress:
 
     def __call__(self, done, total):
         fraction = (done / total) if total else 1.0
-        if self._began:
+        if self._began and self._wm is not None:
             self._wm.progress_update(int(1000 * fraction))
         if self._terminal:
             now = time.perf_counter()
@@ -41,7 +41,7 @@ class Progress:
                 sys.stderr.flush()
 
     def __exit__(self, exc_type, exc, tb):
-        if self._began:
+        if self._began and self._wm is not None:
             self._wm.progress_end()
         if self._drawn:
             sys.stderr.write("\n")

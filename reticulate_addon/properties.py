@@ -61,9 +61,15 @@ class ReticulateSettings(bpy.types.PropertyGroup):
     last_seconds: FloatProperty(name="Seconds", precision=3)
 
 
+def settings_of(scene) -> ReticulateSettings:
+    """The Reticulate settings of ``scene`` (``scene.reticulate``)."""
+    return getattr(scene, "reticulate")
+
+
 def register():
-    bpy.types.Scene.reticulate = bpy.props.PointerProperty(type=ReticulateSettings)
+    pointer = bpy.props.PointerProperty(type=ReticulateSettings)  # type: ignore[func-returns-value]
+    setattr(bpy.types.Scene, "reticulate", pointer)
 
 
 def unregister():
-    del bpy.types.Scene.reticulate
+    delattr(bpy.types.Scene, "reticulate")

@@ -20,7 +20,7 @@ class Staging:
 
     def created(self):
         """Datablocks that did not exist when staging began."""
-        new = []
+        new: list[bpy.types.ID] = []
         for kind in _KINDS:
             before = self._before[kind]
             new.extend(b for b in getattr(bpy.data, kind) if b.as_pointer() not in before)
