@@ -1,0 +1,1125 @@
+# cython: language_level=3
+"""The chunk mesher (seed: "Meshing bitfields", "Mesher", "Gathering",
+"Scanning", "Triangle", "Minimality").
+
+A chunk is meshed from a (34, 34, 34) padded array: ``padded[1:33]^3`` is
+the chunk, the one-voxel border its halo (neighbour voxels, 0 beyond the
+grid).  Plane conventions: for axis ``a`` the in-plane axes are
+``u = (a + 1) % 3`` and ``v = (a + 2) % 3``, so ``(a, u, v)`` is right-handed
+and a counter-clockwise (u, v) polygon has its normal towards +a.  Layer ``L``
+of axis ``a`` is the plane ``a = L`` between voxel layers ``L - 1`` and ``L``.
+
+Pipeline per chunk (all C, without the GIL):
+
+1. gathering walk over the compact octree stream: the Material planes hold
+   the material just below the visited cell; differences set Parity bits;
+2. scanning walk: leaves seed negative faces over empty, empty cells seed
+   positive faces over solid; every unclaimed seed is FILLED (its region:
+   4-connected cells of the layer whose Parity bit is set, not across walls,
+   i.e. Parity transitions of the perpendicular axes in the slabs above and
+   below), WOVEN (triangulated with vertices exactly at the boundary points
+   of the vertex set S, see ``_is_vertex``) and CLAIMED;
+3. welding into a 33^3 index table.
+
+Any triangulation of a region whose vertices are exactly its boundary
+points in S, with no extra vertex, has B - 2*chi triangles (DESIGN.md,
+guarantee 3); the weaver is such a triangulation (see ``_weave``).
+"""
+import threading
+
+import numpy as np
+
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset, memcpy
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from reticulate_core.morton cimport spread2, compact3
+from reticulate_core.octree cimport (
+    MAX_COMPACT_NODES, ON_LEAF, ON_EMPTY, compact_from_dense_c, compact_walk_c,
+    CompactOctree)
+
+from reticulate_core.mesh import Mesh
+from reticulate_core.octree import Fixed8Octree
+
+cdef extern from *:
+    """
+    static inline int ret_ctz32(unsigned int x) { return __builtin_ctz(x); }
+    """
+    int ret_ctz32(unsigned int x) noexcept nogil
+
+
+# error codes (raised after the nogil section)
+
+cdef enum:
+    P = 34  # padded edge
+    PP = 34 * 34
+    W = 33  # weld table edge (corner coordinates 0..32)
+    POOL = 16384  # polygon nodes per region (>= 5 * 2 * 33 * 33)
+    MAX_CYCLES = 1200  # boundary cycles per region (<= 33 * 33 / 1 + 1)
+    MAX_POLYS = 4096  # pending polygons while weaving
+    ERR_NONE = 0
+    ERR_MEMORY = 1
+    ERR_POOL = 2
+    ERR_TRACE = 3
+    ERR_WEAVE = 4
+
+
+cdef int DU[4]
+cdef int DV[4]
+DU[:] = [1, 0, -1, 0]
+DV[:] = [0, 1, 0, -1]
+
+
+cdef struct State:
+    const uint16_t* pad          # padded chunk, C order (34, 34, 34)
+    bint emit_upper[3]
+    # Material planes, Morton-indexed (2D vuvu)
+    uint16_t plane[3][1024]
+    # Parity: per column (u + 32 v) one bit per layer 0..32
+    uint64_t pcol[3][1024]
+    # Parity per layer: rows v with bits u, and rows u with bits v
+    uint32_t prow[3][33][32]
+    uint32_t pcolt[3][33][32]
+    # Claims per layer: rows v with bits u
+    uint32_t claims[3][33][32]
+    # walls of the halo slabs (-1 -> 0, 32 -> 1): across u (bits u: u|u+1), across v
+    uint32_t halo_wu[3][2][32]
+    uint32_t halo_wv[3][2][32]
+    bint halo_walls_ready[3][2]
+    # fill links per layer: bit u of hlink[v]: (u,v)~(u+1,v); of vlink[v]: (u,v)~(u,v+1)
+    uint32_t hlink[3][33][32]
+    uint32_t vlink[3][33][32]
+    bint links_ready[3][33]
+    # current region
+    uint32_t region[32]
+    uint32_t visited[32]
+    int rv0, rv1
+    # polygon node pool
+    int nu[POOL]
+    int nv[POOL]
+    int nprev[POOL]
+    int nnext[POOL]
+    int n_nodes
+    int cyc_head[MAX_CYCLES]
+    int64_t cyc_area[MAX_CYCLES]
+    int n_cycles
+    int hole_head[MAX_CYCLES]
+    int hole_owner[MAX_CYCLES]
+    int n_holes
+    int poly_head[MAX_POLYS]
+    int n_polys
+    int poly_stack[MAX_POLYS]
+    # welding
+    int32_t weld[W * W * W]
+    # output
+    float* positions
+    int n_positions
+    int cap_positions
+    int32_t* triangles
+    uint16_t* materials
+    uint8_t* faces
+    int n_triangles
+    int cap_triangles
+    int error
+    # metrics
+    bint metrics
+    long regions
+    long seeds
+    long seeds_claimed
+    double t_gather
+    double t_scan
+    # compact stream
+    uint32_t nodes[MAX_COMPACT_NODES]
+
+
+# ---------------------------------------------------------------- helpers
+
+cdef inline double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline uint16_t _voxel(State* st, int x, int y, int z) noexcept nogil:
+    """Material of chunk voxel (x, y, z), each coordinate in -1..32."""
+    return st.pad[((x + 1) * P + (y + 1)) * P + (z + 1)]
+
+
+cdef inline uint16_t _voxel_axis(State* st, int a, int layer, int u, int v) noexcept nogil:
+    """Voxel at coordinate ``layer`` along axis a, (u, v) in that plane."""
+    cdef int c[3]
+    c[a] = layer
+    c[(a + 1) % 3] = u
+    c[(a + 2) % 3] = v
+    return _voxel(st, c[0], c[1], c[2])
+
+
+cdef bint _is_vertex(State* st, int px, int py, int pz) noexcept nogil:
+    """Whether lattice point p belongs to S (DESIGN.md guarantee 3).
+
+    For each axis plane through p the four unit-face slots around p are
+    labelled none / (+axis, material below) / (-axis, material above);
+    labels on the two sides of a chunk border line (in-plane coordinate 0 or
+    32) are told apart.  Some region turns at p iff some label occurs once,
+    three times, or twice diagonally.  Only the 2x2x2 voxels around p (halo
+    included) are read, so neighbouring chunks agree on seam points.
+    """
+    cdef const uint16_t* base = st.pad + (px * P + py) * P + pz
+    cdef int stride[3]
+    cdef int pc[3]
+    cdef int A, B, C, q, sa, sb, sc, ob, oc, tagb, tagc
+    cdef uint32_t lab[4]
+    cdef uint16_t below, above
+    cdef uint32_t l
+    stride[0] = PP
+    stride[1] = P
+    stride[2] = 1
+    pc[0] = px
+    pc[1] = py
+    pc[2] = pz
+    for A in range(3):
+        B = (A + 1) % 3
+        C = (A + 2) % 3
+        sa = stride[A]
+        sb = stride[B]
+        sc = stride[C]
+        tagb = pc[B] == 0 or pc[B] == 32
+        tagc = pc[C] == 0 or pc[C] == 32
+        for q in range(4):
+            ob = 1 if (q == 1 or q == 2) else 0
+            oc = 1 if q >= 2 else 0
+            below = base[ob * sb + oc * sc]
+            above = base[sa + ob * sb + oc * sc]
+            if (below == 0) == (above == 0):
+                lab[q] = 0
+            elif above == 0:
+                lab[q] = ((<uint32_t>below) << 3) | 4
+            else:
+                lab[q] = (<uint32_t>above) << 3
+            if lab[q] != 0:
+                if tagb:
+                    lab[q] |= ob << 1
+                if tagc:
+                    lab[q] |= oc
+        for q in range(4):
+            l = lab[q]
+            if l == 0:
+                continue
+            if lab[(q + 1) & 3] != l and lab[(q + 3) & 3] != l:
+                return True
+            if lab[(q + 1) & 3] == l and lab[(q + 3) & 3] == l and lab[(q + 2) & 3] != l:
+                return True
+    return False
+
+
+cdef inline uint32_t _close_row(uint32_t r, uint32_t h) noexcept nogil:
+    """Cells of a row connected to the cells r through links h (bit u: u~u+1)."""
+    cdef uint32_t h1 = h, h2, h4, h8, h16
+    h2 = h1 & (h1 >> 1)
+    h4 = h2 & (h2 >> 2)
+    h8 = h4 & (h4 >> 4)
+    h16 = h8 & (h8 >> 8)
+    r |= (r & h1) << 1
+    r |= (r & h2) << 2
+    r |= (r & h4) << 4
+    r |= (r & h8) << 8
+    r |= (r & h16) << 16
+    r |= (r >> 1) & h1
+    r |= (r >> 2) & h2
+    r |= (r >> 4) & h4
+    r |= (r >> 8) & h8
+    r |= (r >> 16) & h16
+    return r
+
+
+# ---------------------------------------------------------------- parity walls
+
+cdef void _halo_walls(State* st, int a, int side) noexcept nogil:
+    """Walls of the halo slab (voxel layer -1 if side == 0, else 32) on axis a."""
+    cdef int layer = -1 if side == 0 else 32
+    cdef int u, v
+    cdef uint32_t wu, wv
+    cdef uint16_t m
+    for v in range(32):
+        wu = 0
+        wv = 0
+        for u in range(32):
+            m = _voxel_axis(st, a, layer, u, v)
+            if u < 31 and m != _voxel_axis(st, a, layer, u + 1, v):
+                wu |= (<uint32_t>1) << u
+            if v < 31 and m != _voxel_axis(st, a, layer, u, v + 1):
+                wv |= (<uint32_t>1) << u
+        st.halo_wu[a][side][v] = wu
+        st.halo_wv[a][side][v] = wv
+    st.halo_walls_ready[a][side] = True
+
+
+cdef inline uint32_t _walls_u(State* st, int a, int slab, int v) noexcept nogil:
+    """Bit u: voxels (slab, u, v) and (slab, u + 1, v) of axis a's frame differ."""
+    cdef int b = (a + 1) % 3
+    if slab < 0:
+        return st.halo_wu[a][0][v]
+    if slab > 31:
+        return st.halo_wu[a][1][v]
+    # axis b's plane coordinates are (v, slab); its bit u + 1 is the u|u+1 transition
+    return (<uint32_t>(st.pcol[b][v + 32 * slab] >> 1)) & 0x7FFFFFFF
+
+
+cdef inline uint32_t _walls_v(State* st, int a, int slab, int v) noexcept nogil:
+    """Bit u: voxels (slab, u, v) and (slab, u, v + 1) differ (v in 0..30)."""
+    cdef int c = (a + 2) % 3
+    if slab < 0:
+        return st.halo_wv[a][0][v]
+    if slab > 31:
+        return st.halo_wv[a][1][v]
+    # axis c's plane coordinates are (slab, u); layer v + 1 holds the v|v+1 transition
+    return st.pcolt[c][v + 1][slab]
+
+
+cdef void _layer_links(State* st, int a, int L) noexcept nogil:
+    """Fill links of layer L of axis a: both cells faces, no wall between."""
+    cdef int v
+    cdef uint32_t row, nxt
+    if L == 0 and not st.halo_walls_ready[a][0]:
+        _halo_walls(st, a, 0)
+    if L == 32 and not st.halo_walls_ready[a][1]:
+        _halo_walls(st, a, 1)
+    for v in range(32):
+        row = st.prow[a][L][v]
+        st.hlink[a][L][v] = row & (row >> 1) & ~(_walls_u(st, a, L, v) | _walls_u(st, a, L - 1, v))
+        if v < 31:
+            nxt = st.prow[a][L][v + 1]
+            st.vlink[a][L][v] = row & nxt & ~(_walls_v(st, a, L, v) | _walls_v(st, a, L - 1, v))
+        else:
+            st.vlink[a][L][v] = 0
+    st.links_ready[a][L] = True
+
+
+# ---------------------------------------------------------------- output
+
+cdef int _weld(State* st, int a, int L, int u, int v) noexcept nogil:
+    """Index of the vertex at plane point (u, v) of layer L on axis a."""
+    cdef int c[3]
+    cdef int key, idx, cap
+    cdef float* grown
+    c[a] = L
+    c[(a + 1) % 3] = u
+    c[(a + 2) % 3] = v
+    key = (c[0] * W + c[1]) * W + c[2]
+    idx = st.weld[key]
+    if idx >= 0:
+        return idx
+    if st.n_positions == st.cap_positions:
+        cap = st.cap_positions * 2 if st.cap_positions else 4096
+        grown = <float*>realloc(st.positions, cap * 3 * sizeof(float))
+        if grown == NULL:
+            st.error = ERR_MEMORY
+            return 0
+        st.positions = grown
+        st.cap_positions = cap
+    idx = st.n_positions
+    st.positions[3 * idx] = c[0]
+    st.positions[3 * idx + 1] = c[1]
+    st.positions[3 * idx + 2] = c[2]
+    st.n_positions += 1
+    st.weld[key] = idx
+    return idx
+
+
+cdef void _emit(State* st, int a, int L, int positive, uint16_t material,
+                int u0, int v0, int u1, int v1, int u2, int v2) noexcept nogil:
+    """One triangle, counter-clockwise in (u, v); flipped for negative faces."""
+    cdef int cap, t
+    cdef int32_t* gt
+    cdef uint16_t* gm
+    cdef uint8_t* gf
+    if st.n_triangles == st.cap_triangles:
+        cap = st.cap_triangles * 2 if st.cap_triangles else 8192
+        gt = <int32_t*>realloc(st.triangles, cap * 3 * sizeof(int32_t))
+        if gt == NULL:
+            st.error = ERR_MEMORY
+            return
+        st.triangles = gt
+        gm = <uint16_t*>realloc(st.materials, cap * sizeof(uint16_t))
+        if gm == NULL:
+            st.error = ERR_MEMORY
+            return
+        st.materials = gm
+        gf = <uint8_t*>realloc(st.faces, cap * sizeof(uint8_t))
+        if gf == NULL:
+            st.error = ERR_MEMORY
+            return
+        st.faces = gf
+        st.cap_triangles = cap
+    t = st.n_triangles
+    st.triangles[3 * t] = _weld(st, a, L, u0, v0)
+    if positive:
+        st.triangles[3 * t + 1] = _weld(st, a, L, u1, v1)
+        st.triangles[3 * t + 2] = _weld(st, a, L, u2, v2)
+    else:
+        st.triangles[3 * t + 1] = _weld(st, a, L, u2, v2)
+        st.triangles[3 * t + 2] = _weld(st, a, L, u1, v1)
+    st.materials[t] = material
+    st.faces[t] = 2 * a + (1 if positive else 0)
+    st.n_triangles += 1
+
+
+# ---------------------------------------------------------------- fill
+
+cdef void _fill(State* st, int a, int L, int u0, int v0) noexcept nogil:
+    """Region of seed cell (u0, v0) into st.region (rows v, bits u)."""
+    cdef uint32_t dirty, add
+    cdef int v
+    cdef uint32_t* R = st.region
+    if not st.links_ready[a][L]:
+        _layer_links(st, a, L)
+    cdef uint32_t* hl = st.hlink[a][L]
+    cdef uint32_t* vl = st.vlink[a][L]
+    memset(R, 0, 32 * sizeof(uint32_t))
+    R[v0] = _close_row((<uint32_t>1) << u0, hl[v0])
+    st.rv0 = v0
+    st.rv1 = v0
+    dirty = (<uint32_t>1) << v0
+    while dirty:
+        v = ret_ctz32(dirty)
+        dirty &= dirty - 1
+        if v > 0:
+            add = R[v] & vl[v - 1] & ~R[v - 1]
+            if add:
+                R[v - 1] = _close_row(R[v - 1] | add, hl[v - 1])
+                dirty |= (<uint32_t>1) << (v - 1)
+                if v - 1 < st.rv0:
+                    st.rv0 = v - 1
+        if v < 31:
+            add = R[v] & vl[v] & ~R[v + 1]
+            if add:
+                R[v + 1] = _close_row(R[v + 1] | add, hl[v + 1])
+                dirty |= (<uint32_t>1) << (v + 1)
+                if v + 1 > st.rv1:
+                    st.rv1 = v + 1
+
+
+# ---------------------------------------------------------------- weave
+
+cdef inline bint _cell(State* st, int u, int v) noexcept nogil:
+    if u < 0 or u > 31 or v < 0 or v > 31:
+        return False
+    return (st.region[v] >> u) & 1
+
+
+cdef inline bint _has_edge(State* st, int u, int v, int d) noexcept nogil:
+    """Boundary edge leaving lattice point (u, v) in direction d, region on its left."""
+    if d == 0:
+        return _cell(st, u, v) and not _cell(st, u, v - 1)
+    if d == 1:
+        return _cell(st, u - 1, v) and not _cell(st, u, v)
+    if d == 2:
+        return _cell(st, u - 1, v - 1) and not _cell(st, u - 1, v)
+    return _cell(st, u, v - 1) and not _cell(st, u - 1, v - 1)
+
+
+cdef int _trace(State* st, int a, int L) noexcept nogil:
+    """Boundary cycles of the region into the node pool; 0 on success.
+
+    Cycles keep the region on their left (outer counter-clockwise, holes
+    clockwise) and turn left first at pinch points, so every cycle hugs the
+    cells it bounds and passes a pinch point once per cell corner.  A node
+    is kept where the boundary turns or where the point is in S.
+    """
+    cdef int v, u, pu, pv, d, nd, first, last, steps, k, n
+    cdef int c[3]
+    cdef bint keep
+    cdef uint32_t todo, below
+    cdef int64_t area
+    st.n_nodes = 0
+    st.n_cycles = 0
+    for v in range(st.rv0, st.rv1 + 1):
+        st.visited[v] = 0
+    for v in range(st.rv0, st.rv1 + 1):
+        below = st.region[v - 1] if v > 0 else 0
+        while True:
+            todo = st.region[v] & ~below & ~st.visited[v]
+            if todo == 0:
+                break
+            u = ret_ctz32(todo)
+            if st.n_cycles == MAX_CYCLES:
+                return ERR_POOL
+            first = st.n_nodes
+            last = -1
+            pu = u
+            pv = v
+            d = 0
+            st.visited[v] |= (<uint32_t>1) << u
+            pu += 1
+            steps = 0
+            while True:
+                steps += 1
+                if steps > 4 * 33 * 33 + 8:
+                    return ERR_TRACE
+                if _has_edge(st, pu, pv, (d + 1) & 3):
+                    nd = (d + 1) & 3
+                elif _has_edge(st, pu, pv, d):
+                    nd = d
+                elif _has_edge(st, pu, pv, (d + 3) & 3):
+                    nd = (d + 3) & 3
+                else:
+                    return ERR_TRACE
+                if nd != d:
+                    keep = True
+                else:
+                    c[a] = L
+                    c[(a + 1) % 3] = pu
+                    c[(a + 2) % 3] = pv
+                    keep = _is_vertex(st, c[0], c[1], c[2])
+                if keep:
+                    if st.n_nodes == POOL:
+                        return ERR_POOL
+                    st.nu[st.n_nodes] = pu
+                    st.nv[st.n_nodes] = pv
+                    if last >= 0:
+                        st.nnext[last] = st.n_nodes
+                        st.nprev[st.n_nodes] = last
+                    last = st.n_nodes
+                    st.n_nodes += 1
+                if pu == u and pv == v and nd == 0:
+                    break
+                if nd == 0:
+                    st.visited[pv] |= (<uint32_t>1) << pu
+                pu += DU[nd]
+                pv += DV[nd]
+                d = nd
+            if last < 0 or st.n_nodes - first < 4:
+                return ERR_TRACE
+            st.nnext[last] = first
+            st.nprev[first] = last
+            area = 0
+            k = first
+            while True:
+                n = st.nnext[k]
+                area += <int64_t>st.nu[k] * st.nv[n] - <int64_t>st.nu[n] * st.nv[k]
+                k = n
+                if k == first:
+                    break
+            st.cyc_head[st.n_cycles] = first
+            st.cyc_area[st.n_cycles] = area
+            st.n_cycles += 1
+    return ERR_NONE
+
+
+cdef inline int64_t _cross(int ox, int oy, int ax, int ay, int bx, int by) noexcept nogil:
+    """cross(a - o, b - o)."""
+    return <int64_t>(ax - ox) * (by - oy) - <int64_t>(ay - oy) * (bx - ox)
+
+
+cdef inline bint _locally_inside(State* st, int w, int dx, int dy) noexcept nogil:
+    """Direction (dx, dy) from node w points strictly into the polygon's wedge at w."""
+    cdef int p = st.nprev[w], n = st.nnext[w]
+    cdef int wu = st.nu[w], wv = st.nv[w]
+    cdef int64_t turn = _cross(st.nu[p], st.nv[p], wu, wv, wu + (st.nu[n] - wu), wv + (st.nv[n] - wv))
+    cdef int64_t c_nd = <int64_t>(st.nu[n] - wu) * dy - <int64_t>(st.nv[n] - wv) * dx
+    cdef int64_t c_dp = <int64_t>dx * (st.nv[p] - wv) - <int64_t>dy * (st.nu[p] - wu)
+    cdef int64_t c_pd, c_dn
+    if turn > 0:
+        return c_nd > 0 and c_dp > 0
+    # reflex or straight: inside unless in the closed exterior wedge from p-w to n-w
+    c_pd = -c_dp
+    c_dn = -c_nd
+    return not (c_pd >= 0 and c_dn >= 0)
+
+
+cdef bint _inside_cycle(State* st, int head, int x, int y) noexcept nogil:
+    """Crossing-number test of point (x, y), never on the cycle's boundary."""
+    cdef bint inside = False
+    cdef int k = head, n
+    cdef int ax, ay, bx, by
+    while True:
+        n = st.nnext[k]
+        ax = st.nu[k]
+        ay = st.nv[k]
+        bx = st.nu[n]
+        by = st.nv[n]
+        if (ay > y) != (by > y):
+            # x < ax + (y - ay) * (bx - ax) / (by - ay)
+            if by > ay:
+                if <int64_t>(x - ax) * (by - ay) < <int64_t>(y - ay) * (bx - ax):
+                    inside = not inside
+            else:
+                if <int64_t>(x - ax) * (by - ay) > <int64_t>(y - ay) * (bx - ax):
+                    inside = not inside
+        k = n
+        if k == head:
+            break
+    return inside
+
+
+cdef int _split(State* st, int a, int b) noexcept nogil:
+    """Connect nodes a and b by a diagonal (earcut's splitPolygon).
+
+    Afterwards a -> b -> ... is one cycle and the copy a2 -> (old a.next) ...
+    -> copy b2 -> a2 the other (one cycle if a and b were on different
+    cycles).  Returns a2, or -1 when the pool is full.
+    """
+    cdef int a2, b2, an, bp
+    if st.n_nodes + 2 > POOL:
+        return -1
+    a2 = st.n_nodes
+    b2 = st.n_nodes + 1
+    st.n_nodes += 2
+    st.nu[a2] = st.nu[a]
+    st.nv[a2] = st.nv[a]
+    st.nu[b2] = st.nu[b]
+    st.nv[b2] = st.nv[b]
+    an = st.nnext[a]
+    bp = st.nprev[b]
+    st.nnext[a] = b
+    st.nprev[b] = a
+    st.nnext[a2] = an
+    st.nprev[an] = a2
+    st.nnext[b2] = a2
+    st.nprev[a2] = b2
+    st.nnext[bp] = b2
+    st.nprev[b2] = bp
+    return a2
+
+
+cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexcept nogil:
+    """Triangulate the traced region with no vertex but its nodes; 0 on success.
+
+    Repeatedly take the lowest node v (smallest (v, u)) of a polygon's outer
+    cycle; it is strictly convex, with neighbours p and n.  If no other node
+    (of the outer cycle or the polygon's holes, positions of p, v, n aside)
+    lies in the closed triangle (p, v, n), clip it as an ear.  Otherwise join
+    v to the node w of the triangle farthest from line p-n: the open segment
+    v-w meets no node and no edge, so it is a proper diagonal; it bridges a
+    hole into the outer cycle or splits the polygon in two (holes go to the
+    part that contains them).  Exact integer arithmetic; every step either
+    emits a triangle or adds a diagonal, so the loop is bounded.
+    """
+    cdef int i, h, k, outer, pid, top, v, p, n, w, w_cycle, cand, best, count
+    cdef int best_hole, a2, steps, max_steps
+    cdef int vu, vv, pu_, pv_, nu_, nv_, wu, wv
+    cdef int64_t d, bestd, area
+    cdef bint found
+    outer = -1
+    st.n_holes = 0
+    for i in range(st.n_cycles):
+        if st.cyc_area[i] > 0:
+            if outer >= 0:
+                return ERR_WEAVE
+            outer = st.cyc_head[i]
+        else:
+            st.hole_head[st.n_holes] = st.cyc_head[i]
+            st.hole_owner[st.n_holes] = 0
+            st.n_holes += 1
+    if outer < 0:
+        return ERR_WEAVE
+    st.poly_head[0] = outer
+    st.n_polys = 1
+    st.poly_stack[0] = 0
+    top = 1
+    max_steps = 8 * st.n_nodes + 64
+    steps = 0
+    while top > 0:
+        top -= 1
+        pid = st.poly_stack[top]
+        while True:
+            steps += 1
+            if steps > max_steps or st.error:
+                return ERR_WEAVE
+            outer = st.poly_head[pid]
+            # lowest node of the outer cycle
+            v = outer
+            count = 0
+            k = outer
+            while True:
+                count += 1
+                if st.nv[k] < st.nv[v] or (st.nv[k] == st.nv[v] and st.nu[k] < st.nu[v]):
+                    v = k
+                k = st.nnext[k]
+                if k == outer or count > POOL:
+                    break
+            p = st.nprev[v]
+            n = st.nnext[v]
+            vu = st.nu[v]
+            vv = st.nv[v]
+            pu_ = st.nu[p]
+            pv_ = st.nv[p]
+            nu_ = st.nu[n]
+            nv_ = st.nv[n]
+            area = _cross(pu_, pv_, vu, vv, nu_, nv_)
+            if area <= 0:
+                return ERR_WEAVE
+            # farthest node from line p-n inside the closed triangle (p, v, n)
+            best = -1
+            best_hole = -1
+            bestd = -1
+            for h in range(-1, st.n_holes):
+                if h >= 0:
+                    if st.hole_owner[h] != pid:
+                        continue
+                    k = st.hole_head[h]
+                else:
+                    k = outer
+                cand = k
+                while True:
+                    wu = st.nu[k]
+                    wv = st.nv[k]
+                    if not ((wu == vu and wv == vv) or (wu == pu_ and wv == pv_)
+                            or (wu == nu_ and wv == nv_)):
+                        if (_cross(pu_, pv_, vu, vv, wu, wv) >= 0
+                                and _cross(vu, vv, nu_, nv_, wu, wv) >= 0
+                                and _cross(nu_, nv_, pu_, pv_, wu, wv) >= 0):
+                            d = _cross(pu_, pv_, wu, wv, nu_, nv_)
+                            if d > bestd:
+                                bestd = d
+                                best = k
+                                best_hole = h
+                    k = st.nnext[k]
+                    if k == cand:
+                        break
+            if best < 0:
+                _emit(st, a, L, positive, material, pu_, pv_, vu, vv, nu_, nv_)
+                if count == 3:
+                    break
+                st.nnext[p] = n
+                st.nprev[n] = p
+                st.poly_head[pid] = n
+                continue
+            # the copy of w (same position) whose wedge holds the direction to v
+            wu = st.nu[best]
+            wv = st.nv[best]
+            w = -1
+            w_cycle = -2
+            for h in range(-1, st.n_holes):
+                if h >= 0:
+                    if st.hole_owner[h] != pid:
+                        continue
+                    k = st.hole_head[h]
+                else:
+                    k = outer
+                cand = k
+                while True:
+                    if st.nu[k] == wu and st.nv[k] == wv and _locally_inside(st, k, vu - wu, vv - wv):
+                        w = k
+                        w_cycle = h
+                    k = st.nnext[k]
+                    if k == cand:
+                        break
+            if w < 0:
+                return ERR_WEAVE
+            a2 = _split(st, v, w)
+            if a2 < 0:
+                return ERR_POOL
+            if w_cycle >= 0:
+                # the hole is now part of the outer cycle
+                st.hole_owner[w_cycle] = -1
+                st.poly_head[pid] = v
+                continue
+            # two polygons: v's cycle stays pid, a2's becomes a new one
+            if st.n_polys == MAX_POLYS or top == MAX_POLYS:
+                return ERR_POOL
+            st.poly_head[pid] = v
+            st.poly_head[st.n_polys] = a2
+            for h in range(st.n_holes):
+                if st.hole_owner[h] == pid:
+                    k = st.hole_head[h]
+                    if _inside_cycle(st, a2, st.nu[k], st.nv[k]):
+                        st.hole_owner[h] = st.n_polys
+            st.poly_stack[top] = st.n_polys
+            top += 1
+            st.n_polys += 1
+    return ERR_NONE
+
+
+cdef void _region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
+    """Fill-weave-claim from one seed cell."""
+    cdef int r, err
+    if st.metrics:
+        st.seeds += 1
+    if (st.claims[a][L][v] >> u) & 1:
+        if st.metrics:
+            st.seeds_claimed += 1
+        return
+    _fill(st, a, L, u, v)
+    if st.metrics:
+        st.regions += 1
+    if st.rv0 == st.rv1 and st.region[v] == ((<uint32_t>1) << u):
+        # a single cell: its four corners are turns, and nothing else
+        _emit(st, a, L, positive, material, u, v, u + 1, v, u + 1, v + 1)
+        _emit(st, a, L, positive, material, u, v, u + 1, v + 1, u, v + 1)
+    else:
+        err = _trace(st, a, L)
+        if err == ERR_NONE:
+            err = _weave(st, a, L, positive, material)
+        if err != ERR_NONE and st.error == ERR_NONE:
+            st.error = err
+    for r in range(st.rv0, st.rv1 + 1):
+        st.claims[a][L][r] |= st.region[r]
+
+
+# ---------------------------------------------------------------- walks
+
+cdef uint32_t SPREAD_U[32]
+cdef uint32_t SPREAD_V[32]
+for _i in range(32):
+    SPREAD_U[_i] = spread2(_i)
+    SPREAD_V[_i] = spread2(_i) << 1
+
+
+cdef inline void _cell_origin(uint32_t code, int depth, int* o) noexcept nogil:
+    cdef int shift = 5 - depth
+    o[0] = compact3(code) << shift
+    o[1] = compact3(code >> 1) << shift
+    o[2] = compact3(code >> 2) << shift
+
+
+cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
+                        uint16_t material) noexcept nogil:
+    """Gathering: Parity bits where the cell's material differs from below."""
+    cdef State* st = <State*>ctx
+    cdef int o[3]
+    cdef int a, s, a0, u0, v0, u, v, e
+    cdef uint16_t* pl
+    if event != ON_LEAF and event != ON_EMPTY:
+        return
+    _cell_origin(code, depth, o)
+    s = 1 << (5 - depth)
+    for a in range(3):
+        a0 = o[a]
+        u0 = o[(a + 1) % 3]
+        v0 = o[(a + 2) % 3]
+        pl = st.plane[a]
+        for v in range(v0, v0 + s):
+            for u in range(u0, u0 + s):
+                e = SPREAD_U[u] | SPREAD_V[v]
+                if pl[e] != material:
+                    st.pcol[a][u + 32 * v] |= (<uint64_t>1) << a0
+                    st.prow[a][a0][v] |= (<uint32_t>1) << u
+                    st.pcolt[a][a0][u] |= (<uint32_t>1) << v
+                    pl[e] = material
+
+
+cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
+                      uint16_t material) noexcept nogil:
+    """Scanning: leaves seed negative faces over empty, empties positive faces."""
+    cdef State* st = <State*>ctx
+    cdef int o[3]
+    cdef int a, s, a0, u0, v0, u, v, e
+    cdef uint16_t below
+    cdef uint16_t* pl
+    if event != ON_LEAF and event != ON_EMPTY:
+        return
+    _cell_origin(code, depth, o)
+    s = 1 << (5 - depth)
+    for a in range(3):
+        a0 = o[a]
+        u0 = o[(a + 1) % 3]
+        v0 = o[(a + 2) % 3]
+        pl = st.plane[a]
+        for v in range(v0, v0 + s):
+            for u in range(u0, u0 + s):
+                e = SPREAD_U[u] | SPREAD_V[v]
+                below = pl[e]
+                if material != 0:
+                    if below == 0:
+                        _region(st, a, a0, u, v, False, material)
+                elif below != 0:
+                    _region(st, a, a0, u, v, True, below)
+                pl[e] = material
+
+
+cdef void _seed_planes(State* st) noexcept nogil:
+    """Material planes = the halo layer -1 of each axis."""
+    cdef int a, u, v
+    for a in range(3):
+        for v in range(32):
+            for u in range(32):
+                st.plane[a][SPREAD_U[u] | SPREAD_V[v]] = _voxel_axis(st, a, -1, u, v)
+
+
+cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
+    """Mesh st.pad whose interior's compact stream is st.nodes[:n_nodes]."""
+    cdef int a, u, v, e
+    cdef uint16_t below, above
+    cdef double t0 = 0
+    memset(st.pcol, 0, sizeof(st.pcol))
+    memset(st.prow, 0, sizeof(st.prow))
+    memset(st.pcolt, 0, sizeof(st.pcolt))
+    memset(st.claims, 0, sizeof(st.claims))
+    memset(st.halo_walls_ready, 0, sizeof(st.halo_walls_ready))
+    memset(st.links_ready, 0, sizeof(st.links_ready))
+    st.n_positions = 0
+    st.n_triangles = 0
+    st.error = ERR_NONE
+    st.regions = 0
+    st.seeds = 0
+    st.seeds_claimed = 0
+    # gathering
+    if st.metrics:
+        t0 = _now()
+    _seed_planes(st)
+    compact_walk_c(st.nodes, n_nodes, True, _gather_visit, st)
+    for a in range(3):
+        for v in range(32):
+            for u in range(32):
+                if st.plane[a][SPREAD_U[u] | SPREAD_V[v]] != _voxel_axis(st, a, 32, u, v):
+                    st.pcol[a][u + 32 * v] |= (<uint64_t>1) << 32
+                    st.prow[a][32][v] |= (<uint32_t>1) << u
+                    st.pcolt[a][32][u] |= (<uint32_t>1) << v
+    if st.metrics:
+        st.t_gather = _now() - t0
+        t0 = _now()
+    # scanning
+    _seed_planes(st)
+    compact_walk_c(st.nodes, n_nodes, True, _scan_visit, st)
+    for a in range(3):
+        if not st.emit_upper[a]:
+            continue
+        for v in range(32):
+            for u in range(32):
+                below = st.plane[a][SPREAD_U[u] | SPREAD_V[v]]
+                above = _voxel_axis(st, a, 32, u, v)
+                if below != 0 and above == 0:
+                    _region(st, a, 32, u, v, True, below)
+                elif below == 0 and above != 0:
+                    _region(st, a, 32, u, v, False, above)
+    if st.metrics:
+        st.t_scan = _now() - t0
+    # reset the touched weld entries
+    for e in range(st.n_positions):
+        st.weld[(<int>st.positions[3 * e] * W + <int>st.positions[3 * e + 1]) * W
+                + <int>st.positions[3 * e + 2]] = -1
+
+
+# ---------------------------------------------------------------- Python API
+
+def _as_chunk(voxels):
+    """A (32, 32, 32) uint16 array from an integer or bool array (validated)."""
+    arr = np.asarray(voxels)
+    if arr.ndim != 3 or arr.shape != (32, 32, 32):
+        raise ValueError(f"a chunk must have shape (32, 32, 32), got {arr.shape}")
+    if arr.dtype == np.bool_:
+        return arr.astype(np.uint16)
+    if arr.dtype.kind not in "ui":
+        raise TypeError(f"voxels must be an integer (or bool) array of material ids, got dtype {arr.dtype}")
+    if arr.dtype != np.uint16:
+        if arr.size and (arr.min() < 0 or arr.max() > 65535):
+            raise ValueError(
+                f"material ids must be in 0..65535, got values in {arr.min()}..{arr.max()}")
+        arr = arr.astype(np.uint16)
+    return arr
+
+
+cdef class Triangle:
+    """One emitted triangle (seed: "Triangle").
+
+    ``outward_vertices()`` are chunk-local corner coordinates (0..32),
+    counter-clockwise seen from outside (the normal points from the solid
+    voxel to the empty one); ``face()`` is ``2 * axis + 1`` when that normal
+    points to +axis, else ``2 * axis`` (DESIGN.md's ``faces`` code).
+    """
+    cdef readonly tuple _vertices
+    cdef readonly int _material
+    cdef readonly int _face
+
+    def __init__(self, vertices, int material, int face):
+        self._vertices = tuple(tuple(int(c) for c in p) for p in vertices)
+        if len(self._vertices) != 3 or any(len(p) != 3 for p in self._vertices):
+            raise ValueError("a Triangle has three (x, y, z) vertices")
+        self._material = material
+        self._face = face
+
+    def outward_vertices(self):
+        return self._vertices
+
+    def material(self):
+        return self._material
+
+    def face(self):
+        return self._face
+
+    @property
+    def axis(self):
+        return self._face >> 1
+
+    @property
+    def positive(self):
+        return bool(self._face & 1)
+
+    def __repr__(self):
+        return f"Triangle({self._vertices}, material={self._material}, face={self._face})"
+
+
+cdef class Mesher:
+    """Reusable mesher state (about 0.7 MB), one per thread.
+
+    ``mesh(voxels)`` meshes a standalone chunk (outside empty);
+    ``mesh_padded(padded, emit_upper)`` a chunk with its neighbours' halo;
+    ``make_triangles(tree, to_material, on_triangle)`` is the seed's callback
+    API.  With ``metrics=True`` each call records ``last_metrics``.
+    """
+    cdef State* st
+    cdef object _standalone      # (34, 34, 34) zero-halo buffer for mesh()
+    cdef object _lock
+    cdef readonly bint metrics
+    cdef object _last_metrics
+
+    def __cinit__(self, metrics=False):
+        self.st = <State*>malloc(sizeof(State))
+        if self.st == NULL:
+            raise MemoryError("cannot allocate the mesher state")
+        memset(self.st, 0, sizeof(State))
+        for i in range(W * W * W):
+            self.st.weld[i] = -1
+        self.st.metrics = bool(metrics)
+        self.metrics = bool(metrics)
+        self._standalone = np.zeros((P, P, P), dtype=np.uint16)
+        self._lock = threading.Lock()
+        self._last_metrics = None
+
+    def __dealloc__(self):
+        if self.st != NULL:
+            free(self.st.positions)
+            free(self.st.triangles)
+            free(self.st.materials)
+            free(self.st.faces)
+            free(self.st)
+            self.st = NULL
+
+    @property
+    def last_metrics(self):
+        """Counters and walk times of the last chunk, or None without metrics."""
+        return self._last_metrics
+
+    def mesh(self, voxels):
+        """Mesh a standalone chunk: (32, 32, 32) array or Compact/Fixed8 octree."""
+        nodes = None
+        if isinstance(voxels, CompactOctree):
+            nodes = voxels.nodes
+            dense = voxels.to_dense()
+        elif isinstance(voxels, Fixed8Octree):
+            tree = voxels.to_compact()
+            nodes = tree.nodes
+            dense = tree.to_dense()
+        else:
+            dense = _as_chunk(voxels)
+        with self._lock:
+            pad = self._standalone
+            pad[1:33, 1:33, 1:33] = dense
+            return self._run(pad, (True, True, True), nodes)
+
+    def mesh_padded(self, padded, emit_upper=(True, True, True)):
+        """Mesh a chunk with its halo: (34, 34, 34) uint16, interior = chunk.
+
+        Faces of layers 0..31 of every axis are emitted (including those whose
+        solid voxel is in the halo), layer 32 of axis a only if emit_upper[a].
+        Releases the GIL while meshing.
+        """
+        if not isinstance(padded, np.ndarray):
+            raise TypeError(f"padded must be a numpy array, got {type(padded).__name__}")
+        if padded.shape != (P, P, P):
+            raise ValueError(f"padded must have shape (34, 34, 34), got {padded.shape}")
+        if padded.dtype != np.uint16:
+            raise TypeError(f"padded must have dtype uint16, got {padded.dtype}")
+        flags = tuple(bool(f) for f in emit_upper)
+        if len(flags) != 3:
+            raise ValueError(f"emit_upper needs one flag per axis, got {emit_upper!r}")
+        padded = np.ascontiguousarray(padded)
+        with self._lock:
+            return self._run(padded, flags, None)
+
+    cdef object _run(self, padded, tuple flags, nodes):
+        cdef const uint16_t[:, :, ::1] pad = padded
+        cdef const uint32_t[::1] given
+        cdef State* st = self.st
+        cdef int n_nodes = 0
+        cdef int a
+        if nodes is not None:
+            given = np.ascontiguousarray(nodes, dtype=np.uint32)
+            if given.shape[0] > MAX_COMPACT_NODES:
+                raise ValueError("compact stream longer than any 32^3 chunk's")
+            n_nodes = given.shape[0]
+            if n_nodes:
+                memcpy(st.nodes, &given[0], n_nodes * sizeof(uint32_t))
+        for a in range(3):
+            st.emit_upper[a] = flags[a]
+        st.pad = &pad[0, 0, 0]
+        with nogil:
+            if nodes is None:
+                n_nodes = compact_from_dense_c(pad[1:33, 1:33, 1:33], st.nodes)
+            _mesh_state(st, n_nodes)
+        st.pad = NULL
+        if st.error != ERR_NONE:
+            err = st.error
+            raise RuntimeError(f"mesher internal error {err} (please report the chunk)")
+        nt = st.n_triangles
+        nv = st.n_positions
+        positions = np.empty((nv, 3), dtype=np.float32)
+        triangles = np.empty((nt, 3), dtype=np.int32)
+        materials = np.empty(nt, dtype=np.uint16)
+        faces = np.empty(nt, dtype=np.uint8)
+        cdef float[:, ::1] mp = positions
+        cdef int32_t[:, ::1] mt = triangles
+        cdef uint16_t[::1] mm = materials
+        cdef uint8_t[::1] mf = faces
+        if nv:
+            memcpy(&mp[0, 0], st.positions, nv * 3 * sizeof(float))
+        if nt:
+            memcpy(&mt[0, 0], st.triangles, nt * 3 * sizeof(int32_t))
+            memcpy(&mm[0], st.materials, nt * sizeof(uint16_t))
+            memcpy(&mf[0], st.faces, nt * sizeof(uint8_t))
+        if self.metrics:
+            self._last_metrics = {
+                "regions": st.regions,
+                "seeds": st.seeds,
+                "seeds_claimed": st.seeds_claimed,
+                "triangles": nt,
+                "gather_seconds": st.t_gather,
+                "scan_seconds": st.t_scan,
+            }
+        return Mesh(positions, triangles, materials, faces)
+
+    def make_triangles(self, tree, to_material, on_triangle):
+        """The seed's callback API over a standalone chunk.
+
+        ``tree``: CompactOctree, Fixed8Octree or (32, 32, 32) array.
+        ``to_material(value)`` is called once per distinct stored value
+        (non-zero) and returns its material id (0..65535; 0 = empty);
+        ``on_triangle(Triangle)`` is called once per triangle.
+        """
+        if isinstance(tree, CompactOctree):
+            dense = tree.to_dense()
+        elif isinstance(tree, Fixed8Octree):
+            dense = tree.to_compact().to_dense()
+        else:
+            dense = _as_chunk(tree)
+        values = np.unique(dense)
+        lut = np.zeros(65536, dtype=np.uint16)
+        for value in values:
+            if value == 0:
+                continue
+            m = int(to_material(int(value)))
+            if not 0 <= m <= 65535:
+                raise ValueError(f"to_material({int(value)}) returned {m}, not a material id in 0..65535")
+            lut[value] = m
+        mesh = self.mesh(lut[dense])
+        pos = mesh.positions.astype(np.int64)
+        for t in range(mesh.n_triangles):
+            i, j, k = mesh.triangles[t]
+            on_triangle(Triangle((tuple(pos[i]), tuple(pos[j]), tuple(pos[k])),
+                                 int(mesh.materials[t]), int(mesh.faces[t])))
+
+
+_local = threading.local()
+
+
+def mesh_chunk(voxels):
+    """Mesh one standalone (32, 32, 32) chunk (outside empty) -> Mesh.
+
+    Uses one Mesher per thread, so it is safe to call from several threads.
+    """
+    mesher = getattr(_local, "mesher", None)
+    if mesher is None:
+        mesher = _local.mesher = Mesher()
+    return mesher.mesh(voxels)
