@@ -50,14 +50,18 @@ def split_by_chunk(mesh, chunk=CHUNK):
     """Split a core mesh (voxel-corner coordinates) into its 32^3 chunks.
 
     The core cuts regions at chunk seams, so every triangle lies inside one
-    chunk box; a triangle belongs to the chunk holding its centroid.  Returns
+    chunk box; a triangle belongs to the chunk of the solid voxel behind it
+    (half a voxel from its centroid against its normal, read from
+    ``mesh.faces``), so faces on a seam plane go with their voxel.  Returns
     ``[(chunk_coords, Piece)]`` in chunk order, each piece in coordinates
     relative to its chunk's origin corner, vertices re-indexed.
     """
     if mesh.n_triangles == 0:
         return []
-    corners = mesh.positions[mesh.triangles]                       # (T, 3, 3)
-    cells = np.floor(corners.mean(axis=1) / chunk).astype(np.int64)
+    inside = mesh.positions[mesh.triangles].mean(axis=1)            # (T, 3) centroids
+    axis = mesh.faces // 2
+    inside[np.arange(len(axis)), axis] -= np.where(mesh.faces & 1, 0.5, -0.5)
+    cells = np.floor(inside / chunk).astype(np.int64)
     keys, inverse = np.unique(cells, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     order = np.argsort(inverse, kind="stable")

@@ -3,7 +3,8 @@
 One object per placed model (scene-graph transforms; instances of one model
 are linked duplicates sharing one mesh datablock), or all models joined into
 one object, or one object per 32^3 chunk of each model.  Object names are the
-scene-graph node name, else ``<file stem>_<model id>``.  Voxel ``p`` of a
+scene-graph node name, else ``<file stem>_<model id>``; the custom property
+``reticulate_model`` holds the index of the object's model in the scene.  Voxel ``p`` of a
 model lands at ``voxel_size * (model.transform @ p)`` in world space.
 """
 from pathlib import Path
@@ -52,7 +53,8 @@ class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHel
             raise ValueError("no .vox file given")
         path = Path(bpy.path.abspath(self.filepath))
         scene = rc.io.read_vox(path)
-        models = [m for m in scene.models if self.include_hidden or not m.hidden]
+        indices = [i for i, m in enumerate(scene.models) if self.include_hidden or not m.hidden]
+        models = [scene.models[i] for i in indices]
         if not models:
             raise ValueError(f"{path.name} has no models")
         choice = MaterialChoice(self.material_mode, self.reuse_materials, scene.palette, scene.materials)
@@ -65,7 +67,7 @@ class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHel
         if self.output_mode == 'OBJECT':
             self._joined(outcome, path.stem, models, meshes, choice)
         else:
-            self._per_model(outcome, path.stem, models, meshes, choice)
+            self._per_model(outcome, path.stem, indices, models, meshes, choice)
         if self.hierarchy_empties:
             root = bpy.data.objects.new(path.stem, None)
             for ob in outcome.objects:
@@ -86,9 +88,9 @@ class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHel
         piece = join(parts)
         outcome.add_mesh_object(mesh_object(stem, piece, choice, np.eye(4)), piece)
 
-    def _per_model(self, outcome, stem, models, meshes, choice):
+    def _per_model(self, outcome, stem, indices, models, meshes, choice):
         shared = {}   # model_id -> [(suffix, bpy mesh, piece, local matrix)]
-        for model in models:
+        for index, model in zip(indices, models):
             core = meshes[model.model_id]
             if core.n_triangles == 0:
                 continue
@@ -100,6 +102,7 @@ class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHel
             for suffix, me, piece, local in shared[model.model_id]:
                 ob = bpy.data.objects.new(name + suffix, me)
                 ob.matrix_world = as_matrix(matrix @ local)
+                ob["reticulate_model"] = index
                 if model.hidden:
                     ob.hide_viewport = True
                     ob.hide_render = True

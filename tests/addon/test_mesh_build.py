@@ -14,7 +14,7 @@ VOXEL_TRIANGLES = np.array([
     (0, 2, 6), (0, 6, 4),   # z = 0, normal -z
     (1, 5, 7), (1, 7, 3),   # z = 1, normal +z
 ], dtype=np.int32)
-FACES = np.repeat(np.arange(6, dtype=np.uint8) ^ 1, 2)
+FACES = np.repeat(np.arange(6, dtype=np.uint8), 2)   # 2 * axis + (normal points to +axis)
 
 
 def voxel_mesh(offset=(0, 0, 0), materials=None):
@@ -29,8 +29,12 @@ def outward(positions, triangles):
     return np.einsum("ij,ij->i", normal, p.mean(axis=1) - positions.mean(axis=0)) > 0
 
 
-def test_hand_voxel_is_outward():
+def test_hand_voxel_is_outward_and_faces_match_normals():
     assert outward(CORNERS, VOXEL_TRIANGLES).all()
+    p = CORNERS[VOXEL_TRIANGLES]
+    normal = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    axis = np.abs(normal).argmax(axis=1)
+    assert np.array_equal(FACES, 2 * axis + (normal[np.arange(12), axis] > 0))
 
 
 def test_build_mesh_slots_attributes_and_flat_shading(addon):
