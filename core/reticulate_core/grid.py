@@ -26,6 +26,7 @@ import numpy as np
 
 from .halo import fill_padded, is_uniform
 from .mesh import Mesh
+from .mesher import Mesher
 
 CHUNK = 32
 PADDED = CHUNK + 2
@@ -127,8 +128,8 @@ class _SparseSource:
         for key, chunk in chunks.items():
             try:
                 coords = tuple(int(k) for k in key)
-            except TypeError:
-                raise TypeError(f"sparse volume keys must be (cx, cy, cz) integer tuples, got {key!r}") from None
+            except (TypeError, ValueError):
+                raise ValueError(f"sparse volume keys must be (cx, cy, cz) integer tuples, got {key!r}") from None
             if len(coords) != 3 or any(k != c for k, c in zip(key, coords)):
                 raise ValueError(f"sparse volume keys must be (cx, cy, cz) integer tuples, got {key!r}")
             if coords in self.chunks:
@@ -205,8 +206,6 @@ def _is_octree(chunk):
 
 def _mesh_all(source, workers, progress):
     """Yield (chunk_coords, origin, Mesh in chunk coordinates) for chunks with triangles, in order."""
-    from .mesher import Mesher
-
     if workers is None:
         workers = os.cpu_count() or 1
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
