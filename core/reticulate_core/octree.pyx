@@ -20,7 +20,6 @@ bool array (True is material 1).
 """
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy
 
 from reticulate_core.morton cimport CHUNK, MAX_DEPTH, compact3, morton3_encode, spread3
 
@@ -529,12 +528,10 @@ cdef int _stream_to_fixed8(const uint32_t* nodes, int n, int* pos, int depth, ui
 
 
 cdef object _read_only_nodes(const uint32_t* nodes, int n):
-    array = np.empty(n, np.uint32)
-    cdef uint32_t[::1] view = array
-    if n:
-        memcpy(&view[0], nodes, n * sizeof(uint32_t))
-    array.flags.writeable = False
-    return array
+    """A uint32 array copy of nodes[:n] over an immutable bytes object, so
+    that it cannot be made writeable again."""
+    cdef bytes data = (<const char*>nodes)[:n * sizeof(uint32_t)] if n else b""
+    return np.frombuffer(data, dtype=np.uint32)
 
 
 _NO_NODES = _read_only_nodes(NULL, 0)
@@ -623,6 +620,9 @@ cdef class CompactOctree:
     def fill(self, *args, **kwargs):
         """Always raises: CompactOctree is read-only."""
         raise TypeError("CompactOctree is read-only; convert it with to_fixed8() to edit it")
+
+    def __reduce__(self):
+        return (CompactOctree.from_dense, (self.to_dense(),))
 
     def __repr__(self):
         return f"CompactOctree({len(self)} nodes)"
@@ -877,6 +877,10 @@ cdef class Fixed8Octree:
     def walk(self, visitor, dense=False):
         """``DenseWalker(self).walk(visitor)`` if dense else ``Walker(self).walk(visitor)``."""
         _walk_python(self, visitor, dense)
+
+    def __reduce__(self):
+        # the content, not the block layout: the copy has no free blocks
+        return (Fixed8Octree.from_dense, (self.to_dense(),))
 
     def __repr__(self):
         return f"Fixed8Octree({self._n_blocks} blocks, {self._n_free} free)"

@@ -1,4 +1,6 @@
 """Building octrees from dense chunks, conversions, queries and bad input."""
+import pickle
+
 import numpy as np
 import pytest
 from chunk_strategies import SHAPE, any_chunk, blocky_chunks, noise_chunks, reference_stream
@@ -89,8 +91,19 @@ def test_nodes_are_read_only():
     compact = CompactOctree.from_dense(scenario_chunk("sphere"))
     with pytest.raises(ValueError):
         compact.nodes[0] = 1
+    with pytest.raises(ValueError):
+        compact.nodes.flags.writeable = True
     with pytest.raises(AttributeError):
         compact.nodes = np.zeros(1, np.uint32)
+
+
+@pytest.mark.parametrize("cls", [CompactOctree, Fixed8Octree])
+def test_trees_pickle_by_content(cls):
+    chunk = scenario_chunk("multi_terrain")
+    tree = cls.from_dense(chunk)
+    copy = pickle.loads(pickle.dumps(tree))
+    assert type(copy) is cls
+    np.testing.assert_array_equal(copy.to_dense(), chunk)
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
