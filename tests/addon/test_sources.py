@@ -1,0 +1,217 @@
+"""mesh_array, mesh_volume (file-backed and modifier-evaluated) and voxel_remesh on real inputs."""
+import bpy
+import numpy as np
+import pytest
+import reticulate_core as rc
+from conftest import assert_materials_match, assert_watertight, mesh_arrays
+
+
+def only_new_mesh_object(exclude=()):
+    (ob,) = [ob for ob in bpy.context.scene.objects if ob.type == 'MESH' and ob.name not in exclude]
+    return ob
+
+
+def blob(seed=3, shape=(40, 33, 20), ids=(1, 2, 7)):
+    """A random-ish solid with several ids and empty space around it."""
+    rng = np.random.default_rng(seed)
+    grid = np.zeros(shape, np.uint16)
+    grid[2:-3, 4:-2, 1:-1] = rng.choice(np.array(ids, np.uint16), size=(shape[0] - 5, shape[1] - 6, shape[2] - 2))
+    grid[rng.random(shape) < 0.2] = 0
+    return grid
+
+
+# -- numpy files --------------------------------------------------------------
+
+def test_mesh_array_npy_ids(tmp_path):
+    grid = blob()
+    path = tmp_path / "blob.npy"
+    np.save(path, grid)
+    assert bpy.ops.reticulate.mesh_array(filepath=str(path), voxel_size=0.2) == {'FINISHED'}
+    ob = only_new_mesh_object()
+    assert ob.name == "blob"
+    core = rc.mesh_grid(grid)
+    world, tris, _, _ = mesh_arrays(ob)
+    assert np.array_equal(tris, core.triangles)
+    assert np.allclose(world, 0.2 * core.positions, atol=1e-5)
+    assert_materials_match(ob, core.materials)
+    assert_watertight(tris)
+
+
+def test_mesh_array_float_npz_with_placement(tmp_path):
+    rng = np.random.default_rng(5)
+    values = rng.random((20, 10, 12)).astype(np.float32)
+    path = tmp_path / "field.npz"
+    np.savez(path, density=values, voxel_size=np.array([0.5]), origin=np.array([1.0, -2.0, 3.0]))
+    bpy.ops.reticulate.mesh_array(filepath=str(path), threshold=0.7, voxel_size=2.0)
+    ob = only_new_mesh_object()
+    core = rc.mesh_grid((values > 0.7).astype(np.uint16))
+    world, tris, _, raw = mesh_arrays(ob)
+    assert len(tris) == core.n_triangles and set(raw.tolist()) == {1}
+    assert np.allclose(world, 2.0 * (np.array([1.0, -2.0, 3.0]) + 0.5 * core.positions), atol=1e-5)
+    assert np.allclose(ob.matrix_world.to_scale(), (1, 1, 1)), "voxel size is baked into the vertices"
+
+
+def test_mesh_array_per_chunk(tmp_path):
+    grid = blob(shape=(70, 40, 10))
+    path = tmp_path / "wide.npy"
+    np.save(path, grid)
+    bpy.ops.reticulate.mesh_array(filepath=str(path), voxel_size=1.0, output_mode='CHUNK')
+    objects = [ob for ob in bpy.data.objects if ob.type == 'MESH']
+    assert sorted(ob.name for ob in objects) == sorted(f"wide_{x}_{y}_0" for x in range(3) for y in range(2))
+    core = rc.mesh_grid(grid)
+    assert sum(len(ob.data.polygons) for ob in objects) == core.n_triangles
+    all_tris = np.concatenate([mesh_arrays(ob)[0][mesh_arrays(ob)[1]] for ob in objects])
+    lows = all_tris.min(axis=1)
+    for ob in objects:   # every chunk object's triangles lie inside its 32^3 box
+        world, tris, _, _ = mesh_arrays(ob)
+        origin = np.array(ob.matrix_world.translation)
+        assert origin[0] % 32 == 0 and origin[1] % 32 == 0
+        assert np.all(world[tris] >= origin - 1e-5) and np.all(world[tris] <= origin + 32 + 1e-5)
+    assert len(lows) == core.n_triangles
+
+
+# -- volumes ------------------------------------------------------------------
+
+def write_vdb(path, array, grid_class, name, voxel_size, ijk):
+    openvdb = rc.io.find_openvdb()
+    grid = getattr(openvdb, grid_class)()
+    grid.copyFromArray(array, ijk=ijk)
+    grid.name = name
+    grid.transform = openvdb.createLinearTransform(voxelSize=voxel_size)
+    openvdb.write(str(path), grids=[grid])
+
+
+def volume_object(path, matrix=None):
+    volume = bpy.data.volumes.new("vol")
+    volume.filepath = str(path)
+    ob = bpy.data.objects.new("vol", volume)
+    bpy.context.scene.collection.objects.link(ob)
+    if matrix is not None:
+        ob.matrix_world = matrix
+    bpy.context.view_layer.objects.active = ob
+    return ob
+
+
+def test_mesh_volume_int_grid_placed_by_grid_and_object(tmp_path):
+    from mathutils import Matrix
+    grid = blob(shape=(12, 9, 7)).astype(np.int32)
+    path = tmp_path / "ids.vdb"
+    write_vdb(path, grid, "Int32Grid", "ids", 0.5, (3, 4, 5))
+    matrix = Matrix.Translation((1.0, 2.0, -3.0)) @ Matrix.Rotation(0.5, 4, 'Z')
+    volume_object(path, matrix)
+    assert bpy.ops.reticulate.mesh_volume() == {'FINISHED'}
+    ob = only_new_mesh_object()
+    assert ob.name == "vol_mesh"
+    # the vdb active box starts at the first non-zero voxel
+    nonzero = np.argwhere(grid)
+    low = nonzero.min(axis=0)
+    cropped = grid[tuple(slice(a, b + 1) for a, b in zip(low, nonzero.max(axis=0)))].astype(np.uint16)
+    core = rc.mesh_grid(cropped)
+    world, tris, _, _ = mesh_arrays(ob)
+    assert np.array_equal(tris, core.triangles)
+    index_corners = core.positions + low + np.array([3, 4, 5]) - 0.5
+    m = np.array(matrix)
+    expected = (0.5 * index_corners) @ m[:3, :3].T + m[:3, 3]
+    assert np.allclose(world, expected, atol=1e-4)
+    assert_materials_match(ob, core.materials)
+    assert_watertight(tris)
+
+
+def test_mesh_volume_float_grid_by_threshold_and_grid_name(tmp_path):
+    openvdb = rc.io.find_openvdb()
+    path = tmp_path / "two.vdb"
+    a = openvdb.FloatGrid()
+    a.copyFromArray(np.full((4, 4, 4), 0.9, np.float32))
+    a.name = "first"
+    b = openvdb.FloatGrid()
+    values = np.zeros((10, 10, 10), np.float32)
+    values[2:8, 2:8, 2:8] = 0.3
+    values[4:6, 4:6, 4:6] = 0.8
+    b.copyFromArray(values)
+    b.name = "density"
+    openvdb.write(str(path), grids=[a, b])
+    volume_object(path)
+    bpy.ops.reticulate.mesh_volume(grid_name="density", threshold=0.5)
+    world, tris, _, _ = mesh_arrays(only_new_mesh_object())
+    assert len(tris) == 12   # a 2x2x2 box
+    assert np.allclose(world.min(axis=0), 1.5) and np.allclose(world.max(axis=0), 3.5)
+
+
+def test_mesh_volume_from_mesh_to_volume_modifier():
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    cube = bpy.context.active_object
+    ob = bpy.data.objects.new("m2v", bpy.data.volumes.new("m2v"))
+    bpy.context.scene.collection.objects.link(ob)
+    modifier = ob.modifiers.new("M2V", 'MESH_TO_VOLUME')
+    modifier.object = cube
+    modifier.resolution_mode = 'VOXEL_SIZE'
+    modifier.voxel_size = 0.1
+    bpy.context.view_layer.objects.active = ob
+    assert len(ob.data.grids) == 0, "the original volume has no grids: only the evaluated one does"
+    assert bpy.ops.reticulate.mesh_volume(threshold=0.5) == {'FINISHED'}
+    result = only_new_mesh_object(exclude={cube.name})
+    world, tris, _, _ = mesh_arrays(result)
+    assert len(tris) == 12
+    assert np.allclose(world.min(axis=0), -1.0, atol=0.11) and np.allclose(world.max(axis=0), 1.0, atol=0.11)
+    assert_watertight(tris)
+
+
+# -- voxel remesh -----------------------------------------------------------
+
+def box(lo, hi):
+    (x0, y0, z0), (x1, y1, z1) = lo, hi
+    v = [(x, y, z) for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)]
+    f = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    return v, f
+
+
+def test_voxel_remesh_cube_keeps_transform():
+    from mathutils import Matrix
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    cube = bpy.context.active_object
+    cube.matrix_world = Matrix.Translation((3, 0, 1)) @ Matrix.Rotation(0.3, 4, 'X')
+    assert bpy.ops.reticulate.voxel_remesh(voxel_size=0.25) == {'FINISHED'}
+    ob = only_new_mesh_object(exclude={cube.name})
+    assert ob.name == "Cube_remesh"
+    assert len(ob.data.polygons) == 12
+    assert ob.matrix_world == cube.matrix_world
+    local = np.array([v.co for v in ob.data.vertices])
+    assert np.allclose(local.min(axis=0), -1) and np.allclose(local.max(axis=0), 1)
+    assert len(cube.data.polygons) == 6, "the source is left alone"
+    assert_watertight(mesh_arrays(ob)[1])
+
+
+def test_voxel_remesh_keeps_source_materials_per_voxel():
+    va, fa = box((0, 0, 0), (1, 1, 1))
+    vb, fb = box((1, 0, 0), (2, 1, 1))
+    me = bpy.data.meshes.new("two")
+    me.from_pydata(va + vb, [], fa + [tuple(i + 8 for i in f) for f in fb])
+    red, blue = bpy.data.materials.new("red"), bpy.data.materials.new("blue")
+    me.materials.append(red)
+    me.materials.append(blue)
+    me.polygons.foreach_set("material_index", [0] * 6 + [1] * 6)
+    source = bpy.data.objects.new("two", me)
+    bpy.context.scene.collection.objects.link(source)
+    bpy.context.view_layer.objects.active = source
+    bpy.ops.reticulate.voxel_remesh(voxel_size=0.25)
+    ob = only_new_mesh_object(exclude={"two"})
+    expected = np.zeros((8, 4, 4), np.uint16)
+    expected[:4], expected[4:] = 1, 2
+    core = rc.mesh_grid(expected)
+    _, tris, slot, raw = mesh_arrays(ob)
+    assert len(tris) == core.n_triangles
+    assert np.array_equal(np.sort(raw), np.sort(core.materials.astype(np.int32)))
+    assert [s.material for s in ob.material_slots] == [red, blue]
+    assert np.array_equal(slot, raw - 1)
+
+
+@pytest.mark.parametrize("voxel_size", [0.3, 0.17])
+def test_voxel_remesh_sphere_is_watertight_and_close(voxel_size):
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=1.0, segments=24, ring_count=12)
+    sphere = bpy.context.active_object
+    bpy.ops.reticulate.voxel_remesh(voxel_size=voxel_size)
+    ob = only_new_mesh_object(exclude={sphere.name})
+    world, tris, _, _ = mesh_arrays(ob)
+    assert_watertight(tris)
+    assert np.all(np.linalg.norm(world, axis=1) <= 1.0 + 2 * voxel_size)
+    assert np.abs(world).max() >= 1.0 - 2 * voxel_size
