@@ -77,7 +77,7 @@ def read_vdb_grid(path, grid=None, max_voxels=None):
     if dtype is None:
         raise ValueError(f"{path}: grid {name!r} holds {vdb_grid.valueTypeName} values; "
                          f"supported: {sorted(_DENSE_DTYPES)}")
-    if not vdb_grid.transform.isLinear():
+    if not vdb_grid.transform.isLinear:
         raise ValueError(f"{path}: grid {name!r} has a non-linear (frustum) transform")
     if vdb_grid.activeVoxelCount() == 0:
         raise ValueError(f"{path}: grid {name!r} has no active voxels")

@@ -375,13 +375,8 @@ class _Parser:
         models = []
         identity = np.eye(4, dtype=np.int64)
         stack = [(0, identity, False, -1, "")]
-        visits = 0
         while stack:
             node_id, affine, hidden, layer, name = stack.pop()
-            visits += 1
-            if visits > MAX_NODE_VISITS:
-                raise self.fail(self.nodes[0].offset, f"scene graph expands to more than "
-                                                      f"{MAX_NODE_VISITS} node visits")
             node = self.nodes[node_id]
             hidden = hidden or node.attributes.get("_hidden", "0") == "1"
             if node.kind == "nTRN":
@@ -398,7 +393,8 @@ class _Parser:
         return models
 
     def check_graph(self):
-        """Root 0 exists, references resolve, no cycle is reachable from the root."""
+        """Root 0 exists, references resolve, no cycle is reachable from the root, and the
+        depth-first expansion (shared subgraphs count once per use) stays within bounds."""
         if 0 not in self.nodes:
             first = min(node.offset for node in self.nodes.values())
             raise self.fail(first, "scene graph has no root node 0")
@@ -410,6 +406,7 @@ class _Parser:
                 raise self.fail(node.offset, f"shape node {node_id} refers to missing model "
                                              f"{node.model_id} (the file has {len(self.grids)})")
         state = {}  # node id -> 1 on the current path, 2 done
+        visits = {}  # node id -> nodes visited when expanding it (capped past the limit)
         stack = [(0, iter(self.nodes[0].children))]
         state[0] = 1
         while stack:
@@ -417,6 +414,8 @@ class _Parser:
             child = next(children, None)
             if child is None:
                 state[node_id] = 2
+                visits[node_id] = min(1 + sum(visits[c] for c in self.nodes[node_id].children),
+                                      MAX_NODE_VISITS + 1)
                 stack.pop()
             elif state.get(child) == 1:
                 raise self.fail(self.nodes[node_id].offset,
@@ -424,3 +423,6 @@ class _Parser:
             elif child not in state:
                 state[child] = 1
                 stack.append((child, iter(self.nodes[child].children)))
+        if visits[0] > MAX_NODE_VISITS:
+            raise self.fail(self.nodes[0].offset, f"scene graph expands to more than "
+                                                  f"{MAX_NODE_VISITS} node visits")
