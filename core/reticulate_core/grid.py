@@ -280,35 +280,54 @@ def _weld(parts, corner_lo, corner_hi):
     Inside a chunk vertices are already unique, so only vertices on a chunk
     border (a local coordinate of 0 or 32) can coincide with another chunk's.
     Result order: the interior vertices of all chunks in chunk order, then the
-    distinct seam vertices sorted by position (x, y, z).
+    distinct seam vertices sorted by position (x, y, z).  The chunk meshes in
+    ``parts`` are consumed (their arrays released as they are copied) so that
+    they and the result are not held in full at the same time.
     """
     if not parts:
         return Mesh.empty()
+    n_vertices = np.array([mesh.n_vertices for _, mesh in parts], dtype=np.int64)
+    n_triangles = np.array([mesh.n_triangles for _, mesh in parts], dtype=np.int64)
+    vertex_start = np.concatenate(([0], np.cumsum(n_vertices)))
+    triangle_start = np.concatenate(([0], np.cumsum(n_triangles)))
     meshes = [mesh for _, mesh in parts]
-    n_vertices = np.array([m.n_vertices for m in meshes], dtype=np.int64)
-    n_triangles = np.array([m.n_triangles for m in meshes], dtype=np.int64)
     origins = np.array([origin for origin, _ in parts], dtype=np.float32)
+    parts.clear()
 
-    positions = np.concatenate([m.positions for m in meshes])
-    triangles = np.concatenate([m.triangles for m in meshes])
-    materials = np.concatenate([m.materials for m in meshes])
-    faces = np.concatenate([m.faces for m in meshes])
-    del meshes, parts
-
-    seam = ((positions == 0) | (positions == CHUNK)).any(axis=1)
-    positions += np.repeat(origins, n_vertices, axis=0)
-    vertex_offsets = np.concatenate(([0], np.cumsum(n_vertices)[:-1])).astype(np.int32)
-    triangles += np.repeat(vertex_offsets, n_triangles)[:, None]
+    triangles = np.empty((triangle_start[-1], 3), dtype=np.int32)
+    materials = np.empty(triangle_start[-1], dtype=np.uint16)
+    faces = np.empty(triangle_start[-1], dtype=np.uint8)
+    for i, mesh in enumerate(meshes):
+        rows = slice(triangle_start[i], triangle_start[i + 1])
+        np.add(mesh.triangles, np.int32(vertex_start[i]), out=triangles[rows])
+        materials[rows] = mesh.materials
+        faces[rows] = mesh.faces
+        mesh.triangles = mesh.materials = mesh.faces = None
+    positions = np.empty((vertex_start[-1], 3), dtype=np.float32)
+    seam = np.empty(vertex_start[-1], dtype=bool)
+    for i, mesh in enumerate(meshes):
+        rows = slice(vertex_start[i], vertex_start[i + 1])
+        local = mesh.positions
+        np.any((local == 0) | (local == CHUNK), axis=1, out=seam[rows])
+        np.add(local, origins[i], out=positions[rows])
+        meshes[i] = None
+    del meshes
 
     seam_index = np.flatnonzero(seam)
     corner = positions[seam_index].astype(np.int64) - np.array(corner_lo, dtype=np.int64)
     dy, dz = (np.array(corner_hi, dtype=np.int64) - np.array(corner_lo, dtype=np.int64) + 1)[1:]
     keys = (corner[:, 0] * dy + corner[:, 1]) * dz + corner[:, 2]
+    del corner
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    del keys
 
+    interior = ~seam
     n_interior = len(positions) - seam_index.size
     remap = np.empty(len(positions), dtype=np.int32)
-    remap[~seam] = np.arange(n_interior, dtype=np.int32)
+    remap[interior] = np.arange(n_interior, dtype=np.int32)
     remap[seam_index] = n_interior + inverse.astype(np.int32)
-    welded = np.concatenate((positions[~seam], positions[seam_index[first]]))
-    return Mesh(welded, remap[triangles], materials, faces)
+    block = 1 << 18
+    for start in range(0, len(triangles), block):
+        triangles[start:start + block] = np.take(remap, triangles[start:start + block])
+    welded = np.concatenate((np.compress(interior, positions, axis=0), positions[seam_index[first]]))
+    return Mesh(welded, triangles, materials, faces)

@@ -7,7 +7,7 @@ neighbouring voxels across faces, edges and corners; 0 beyond the grid).
 Both functions release the GIL, so worker threads fill blocks in parallel.
 """
 from libc.stdint cimport uint16_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 cdef enum:
     CHUNK = 32
@@ -15,12 +15,17 @@ cdef enum:
 
 
 cdef bint _uniform(const uint16_t* block, Py_ssize_t n) noexcept nogil:
+    """All n values (a multiple of 34) equal to the first; stops at the first row that differs."""
     cdef uint16_t first = block[0]
-    cdef uint16_t diff = 0
-    cdef Py_ssize_t i
-    for i in range(n):
-        diff |= block[i] ^ first
-    return diff == 0
+    cdef uint16_t diff
+    cdef Py_ssize_t row, k
+    for row in range(n // PADDED):
+        diff = 0
+        for k in range(row * PADDED, (row + 1) * PADDED):
+            diff |= block[k] ^ first
+        if diff:
+            return False
+    return True
 
 
 cdef void _fill(const uint16_t[:, :, :] volume, Py_ssize_t x0, Py_ssize_t y0,
@@ -29,6 +34,7 @@ cdef void _fill(const uint16_t[:, :, :] volume, Py_ssize_t x0, Py_ssize_t y0,
     cdef Py_ssize_t i, j, k, x, y
     # the block's k range that lies inside the grid: z = z0 - 1 + k in [0, nz)
     cdef Py_ssize_t k_lo = max(0, 1 - z0), k_hi = min(PADDED, nz - z0 + 1)
+    cdef bint unit_z = volume.strides[2] == sizeof(uint16_t)
     for i in range(PADDED):
         x = x0 - 1 + i
         for j in range(PADDED):
@@ -38,8 +44,12 @@ cdef void _fill(const uint16_t[:, :, :] volume, Py_ssize_t x0, Py_ssize_t y0,
                 continue
             for k in range(k_lo):
                 block[i, j, k] = 0
-            for k in range(k_lo, k_hi):
-                block[i, j, k] = volume[x, y, z0 - 1 + k]
+            if unit_z:
+                memcpy(&block[i, j, k_lo], &volume[x, y, z0 - 1 + k_lo],
+                       (k_hi - k_lo) * sizeof(uint16_t))
+            else:
+                for k in range(k_lo, k_hi):
+                    block[i, j, k] = volume[x, y, z0 - 1 + k]
             for k in range(k_hi, PADDED):
                 block[i, j, k] = 0
 
