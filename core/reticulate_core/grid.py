@@ -44,8 +44,9 @@ def mesh_grid(volume, *, workers=None, progress=None, manifold=False):
     positions then repeat exactly at the split points.
     """
     source = _source(volume)
-    parts = [(origin, mesh) for _, origin, mesh in _mesh_all(source, workers, progress)]
-    mesh = _weld(parts, source.corner_lo, source.corner_hi)
+    seams = _SeamKeys(source.corner_lo, source.corner_hi)
+    parts = [part for _, part in _mesh_all(source, workers, progress, seams.prepare)]
+    mesh = _weld(parts)
     if manifold:
         from .manifold import split_nonmanifold
         mesh = split_nonmanifold(mesh)
@@ -61,8 +62,7 @@ def mesh_chunks(volume, *, workers=None, progress=None):
     meshed ahead in parallel while the caller consumes them.
     """
     source = _source(volume)
-    for coords, _, mesh in _mesh_all(source, workers, progress):
-        yield coords, mesh
+    yield from _mesh_all(source, workers, progress, lambda coords, mesh: mesh)
 
 
 # ---------------------------------------------------------------- sources
@@ -204,8 +204,11 @@ def _is_octree(chunk):
 # ---------------------------------------------------------------- meshing
 
 
-def _mesh_all(source, workers, progress):
-    """Yield (chunk_coords, origin, Mesh in chunk coordinates) for chunks with triangles, in order."""
+def _mesh_all(source, workers, progress, finish):
+    """Yield (chunk_coords, finish(chunk_coords, Mesh)) for the chunks with triangles, in order.
+
+    The Mesh is in chunk coordinates; ``finish`` runs in the worker thread.
+    """
     if workers is None:
         workers = os.cpu_count() or 1
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
@@ -227,7 +230,7 @@ def _mesh_all(source, workers, progress):
             if not source.fill(c, block):
                 mesh = mesher.mesh_padded(block, source.emit_upper(c))
                 if mesh.n_triangles:
-                    out.append((c, np.array(c, dtype=np.int64) * CHUNK, mesh))
+                    out.append((c, finish(c, mesh)))
         return out
 
     done = 0
@@ -274,56 +277,78 @@ def _mesh_all(source, workers, progress):
 # ---------------------------------------------------------------- welding
 
 
-def _weld(parts, corner_lo, corner_hi):
-    """Concatenate chunk meshes (chunk coordinates + origin) and merge equal seam vertices.
+class _SeamKeys:
+    """Prepares chunk meshes for :func:`_weld`: grid positions, seam vertices and their keys.
 
     Inside a chunk vertices are already unique, so only vertices on a chunk
-    border (a local coordinate of 0 or 32) can coincide with another chunk's.
+    border (a local coordinate of 0 or 32) can coincide with another chunk's;
+    each gets a key that numbers its grid corner within the volume's box.
+    """
+
+    def __init__(self, corner_lo, corner_hi):
+        self.lo = np.array(corner_lo, dtype=np.int64)
+        self.dy, self.dz = (np.array(corner_hi, dtype=np.int64) - self.lo + 1)[1:]
+
+    def prepare(self, coords, mesh):
+        local = mesh.positions
+        seam = np.any((local == 0) | (local == CHUNK), axis=1)
+        origin = np.array(coords, dtype=np.int64) * CHUNK
+        corner = local[seam].astype(np.int64) + (origin - self.lo)
+        keys = (corner[:, 0] * self.dy + corner[:, 1]) * self.dz + corner[:, 2]
+        return _Part(local + origin.astype(np.float32), seam, keys, mesh)
+
+
+class _Part:
+    __slots__ = ("positions", "seam", "keys", "triangles", "materials", "faces")
+
+    def __init__(self, positions, seam, keys, mesh):
+        self.positions, self.seam, self.keys = positions, seam, keys
+        self.triangles, self.materials, self.faces = mesh.triangles, mesh.materials, mesh.faces
+
+
+def _weld(parts):
+    """Concatenate prepared chunk meshes (in chunk order) and merge equal seam vertices.
+
     Result order: the interior vertices of all chunks in chunk order, then the
-    distinct seam vertices sorted by position (x, y, z).  The chunk meshes in
-    ``parts`` are consumed (their arrays released as they are copied) so that
-    they and the result are not held in full at the same time.
+    distinct seam vertices sorted by key (x, then y, then z).  ``parts`` is
+    consumed: each part is released as it is copied, so the parts and the
+    result are never held in full at the same time.
     """
     if not parts:
         return Mesh.empty()
-    n_vertices = np.array([mesh.n_vertices for _, mesh in parts], dtype=np.int64)
-    n_triangles = np.array([mesh.n_triangles for _, mesh in parts], dtype=np.int64)
+    n_vertices = np.array([len(p.positions) for p in parts], dtype=np.int64)
+    n_triangles = np.array([len(p.triangles) for p in parts], dtype=np.int64)
+    n_seam = np.array([len(p.keys) for p in parts], dtype=np.int64)
     vertex_start = np.concatenate(([0], np.cumsum(n_vertices)))
     triangle_start = np.concatenate(([0], np.cumsum(n_triangles)))
-    meshes = [mesh for _, mesh in parts]
-    origins = np.array([origin for origin, _ in parts], dtype=np.float32)
-    parts.clear()
+    seam_start = np.concatenate(([0], np.cumsum(n_seam)))
+    n_all = int(vertex_start[-1])
 
     triangles = np.empty((triangle_start[-1], 3), dtype=np.int32)
     materials = np.empty(triangle_start[-1], dtype=np.uint16)
     faces = np.empty(triangle_start[-1], dtype=np.uint8)
-    for i, mesh in enumerate(meshes):
+    positions = np.empty((n_all, 3), dtype=np.float32)
+    seam = np.empty(n_all, dtype=bool)
+    keys = np.empty(seam_start[-1], dtype=np.int64)
+    for i in range(len(parts)):
+        part = parts[i]
+        parts[i] = None
         rows = slice(triangle_start[i], triangle_start[i + 1])
-        np.add(mesh.triangles, np.int32(vertex_start[i]), out=triangles[rows])
-        materials[rows] = mesh.materials
-        faces[rows] = mesh.faces
-        mesh.triangles = mesh.materials = mesh.faces = None
-    positions = np.empty((vertex_start[-1], 3), dtype=np.float32)
-    seam = np.empty(vertex_start[-1], dtype=bool)
-    for i, mesh in enumerate(meshes):
+        np.add(part.triangles, np.int32(vertex_start[i]), out=triangles[rows])
+        materials[rows] = part.materials
+        faces[rows] = part.faces
         rows = slice(vertex_start[i], vertex_start[i + 1])
-        local = mesh.positions
-        np.any((local == 0) | (local == CHUNK), axis=1, out=seam[rows])
-        np.add(local, origins[i], out=positions[rows])
-        meshes[i] = None
-    del meshes
+        positions[rows] = part.positions
+        seam[rows] = part.seam
+        keys[seam_start[i]:seam_start[i + 1]] = part.keys
+    parts.clear()
 
     seam_index = np.flatnonzero(seam)
-    corner = positions[seam_index].astype(np.int64) - np.array(corner_lo, dtype=np.int64)
-    dy, dz = (np.array(corner_hi, dtype=np.int64) - np.array(corner_lo, dtype=np.int64) + 1)[1:]
-    keys = (corner[:, 0] * dy + corner[:, 1]) * dz + corner[:, 2]
-    del corner
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     del keys
-
     interior = ~seam
-    n_interior = len(positions) - seam_index.size
-    remap = np.empty(len(positions), dtype=np.int32)
+    n_interior = n_all - seam_index.size
+    remap = np.empty(n_all, dtype=np.int32)
     remap[interior] = np.arange(n_interior, dtype=np.int32)
     remap[seam_index] = n_interior + inverse.astype(np.int32)
     block = 1 << 18
