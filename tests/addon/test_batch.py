@@ -1,0 +1,61 @@
+"""scripts/batch_mesh.py as users run it: a subprocess of the venv's python with the bpy module."""
+import os
+import subprocess
+import sys
+
+import bpy
+import pytest
+from conftest import REPO, sample
+
+
+def run_batch(tmp_path, *args):
+    env = dict(os.environ, BLENDER_USER_RESOURCES=str(tmp_path / "user"))
+    return subprocess.run([sys.executable, str(REPO / "scripts" / "batch_mesh.py"), *map(str, args)],
+                          capture_output=True, text=True, env=env, timeout=300)
+
+
+def summary_rows(stdout):
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("input "))
+    return [line.split() for line in lines[start + 1:] if line and not line.endswith("failed")]
+
+
+def test_blend_outputs_and_summary(tmp_path):
+    inputs = [sample("rt_torture.vox"), sample("hierarchy.vox")]
+    done = run_batch(tmp_path, *inputs, "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    rows = summary_rows(done.stdout)
+    assert [row[1] for row in rows] == ["ok", "ok"]
+    assert "2 succeeded, 0 failed" in done.stdout
+    for path in inputs:
+        target = tmp_path / "out" / f"{path.stem}.blend"
+        assert target.is_file()
+    # the saved file holds the meshed objects of that input only
+    bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "out" / "hierarchy.blend"))
+    meshes = [ob for ob in bpy.data.objects if ob.type == 'MESH']
+    assert len(meshes) == 4 and all(ob.name.startswith("hierarchy") for ob in meshes)
+    assert int(rows[1][2]) == sum(len(ob.data.polygons) for ob in meshes)
+    bpy.ops.wm.read_homefile(use_empty=True)
+
+
+@pytest.mark.parametrize("fmt", ["obj", "glb"])
+def test_other_formats_and_a_failing_input(tmp_path, fmt):
+    bad = tmp_path / "broken.vox"
+    bad.write_bytes(b"VOX \x96\x00\x00\x00MAIN")
+    done = run_batch(tmp_path, bad, sample("signpost.vox"), "--out", tmp_path / "out", "--format", fmt)
+    assert done.returncode == 1
+    rows = summary_rows(done.stdout)
+    assert [row[1] for row in rows] == ["FAILED", "ok"]
+    assert "broken.vox" in done.stderr
+    assert (tmp_path / "out" / f"signpost.{fmt}").stat().st_size > 1000
+    assert not (tmp_path / "out" / f"broken.{fmt}").exists()
+    if fmt == "obj":
+        text = (tmp_path / "out" / "signpost.obj").read_text()
+        assert text.count("\nf ") == int(rows[1][2])
+
+
+def test_usage_errors(tmp_path):
+    done = run_batch(tmp_path, sample("signpost.vox"))
+    assert done.returncode == 2 and "--out" in done.stderr
+    done = run_batch(tmp_path, tmp_path / "missing.npy", "--out", tmp_path / "out")
+    assert done.returncode == 1 and "no such file" in done.stderr
