@@ -324,7 +324,12 @@ def _weld(parts):
     seam_start = np.concatenate(([0], np.cumsum(n_seam)))
     n_all = int(vertex_start[-1])
 
+    # triangles first (the largest arrays): the parts shrink before the rest is allocated
     triangles = np.empty((triangle_start[-1], 3), dtype=np.int32)
+    for i, part in enumerate(parts):
+        np.add(part.triangles, np.int32(vertex_start[i]),
+               out=triangles[triangle_start[i]:triangle_start[i + 1]])
+        part.triangles = None
     materials = np.empty(triangle_start[-1], dtype=np.uint16)
     faces = np.empty(triangle_start[-1], dtype=np.uint8)
     positions = np.empty((n_all, 3), dtype=np.float32)
@@ -334,7 +339,6 @@ def _weld(parts):
         part = parts[i]
         parts[i] = None
         rows = slice(triangle_start[i], triangle_start[i + 1])
-        np.add(part.triangles, np.int32(vertex_start[i]), out=triangles[rows])
         materials[rows] = part.materials
         faces[rows] = part.faces
         rows = slice(vertex_start[i], vertex_start[i + 1])
