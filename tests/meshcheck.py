@@ -76,34 +76,37 @@ def _sorted_rows(rows):
     return rows[np.lexsort(rows.T[::-1])] if len(rows) else rows
 
 
-def _row_keys(*tables):
-    """One int64 per row, equal exactly for equal rows, jointly over the given 2-D int tables.
+def _pack_columns(columns):
+    """One int64 per row of equal-length integer columns, equal exactly for equal rows.
 
     Columns are offset to start at 0 and bit-packed when they fit in 62 bits;
     otherwise rows are numbered by a (slower) lexicographic unique.
     """
-    rows = np.concatenate(tables).astype(np.int64, copy=False)
-    sizes = np.cumsum([len(t) for t in tables])[:-1]
-    if len(rows) == 0:
-        return np.split(np.zeros(0, np.int64), sizes)
-    low = rows.min(axis=0)
-    spans = rows.max(axis=0) - low + 1
-    bits = [int(s - 1).bit_length() for s in spans]
-    if sum(bits) <= 62:
-        keys = np.zeros(len(rows), np.int64)
-        for column, width in enumerate(bits):
-            keys = (keys << width) | (rows[:, column] - low[column])
-    else:
-        keys = np.unique(rows, axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
-    return np.split(keys, sizes)
+    columns = [np.asarray(c).astype(np.int64, copy=False) for c in columns]
+    if len(columns[0]) == 0:
+        return np.zeros(0, np.int64)
+    lows = [c.min() for c in columns]
+    bits = [int(c.max() - low).bit_length() for c, low in zip(columns, lows)]
+    if sum(bits) > 62:
+        return np.unique(np.column_stack(columns), axis=0, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    key = np.zeros(len(columns[0]), np.int64)
+    for column, low, width in zip(columns, lows, bits):
+        key <<= width
+        key |= column - low
+    return key
+
+
+def _row_keys(*tables):
+    """``_pack_columns`` jointly over the rows of several 2-D tables with the same columns."""
+    rows = np.concatenate(tables)
+    return np.split(_pack_columns(list(rows.T)), np.cumsum([len(t) for t in tables])[:-1])
 
 
 def _sum_by_rows(keys, weights):
     """Unique rows of ``keys`` and the summed weights of each."""
     if len(keys) == 0:
         return keys, weights
-    packed, = _row_keys(keys)
-    _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(_pack_columns(list(keys.T)), return_index=True, return_inverse=True)
     return keys[first], np.bincount(inverse, weights=weights).astype(np.int64)
 
 
@@ -174,6 +177,9 @@ def _integer_positions(mesh):
     if not finite.all():
         i = int(np.nonzero(~finite)[0][0])
         raise AssertionError(f"position {i} = {positions[i].tolist()} is not finite")
+    if np.abs(positions).max(initial=0) >= 1 << 20:
+        i = int(np.argmax(np.abs(positions).max(axis=1)))
+        raise AssertionError(f"position {i} = {positions[i].tolist()} is outside the checkable range +-2**20")
     integer = np.rint(positions).astype(np.int64)
     off = np.nonzero((integer != positions).any(axis=1))[0]
     if off.size:
@@ -283,26 +289,28 @@ def unit_face_coverage(mesh, group=None):
     return coverage
 
 
-def _boundary_events(group, p, q, weight):
-    """Rows (group, direction u, direction v, line offset, point u, point v) with +-weight
-    for the oriented segments p->q of the given groups.
+def _boundary_events(gid, p, q, weight):
+    """Point events of the oriented segments p->q (each of group ``gid``) on their lines.
 
-    Each segment is put on its supporting line in a canonical direction, so
-    that the 1-chain on every line is the sum of these point events; the
-    chain is zero exactly when every aggregated event weight is zero.
+    A segment lies on the line of primitive direction (du, dv) (canonical:
+    du > 0, or du == 0 < dv) and offset du*v - dv*u; directed along it, it
+    adds ``weight`` at its start point and takes it away at its end
+    (position du*u + dv*v along the line).  The 1-chain of all segments on a
+    line is zero exactly when the events at every point sum to zero.
+    Returns the start and the end events, each as columns gid, du, dv,
+    offset, position, u, v, weight.
     """
     d = q - p
     g = np.gcd(np.abs(d[:, 0]), np.abs(d[:, 1]))
-    direction = d // g[:, None]
-    flip = (direction[:, 0] < 0) | ((direction[:, 0] == 0) & (direction[:, 1] < 0))
-    direction[flip] *= -1
-    start = np.where(flip[:, None], q, p)
-    end = np.where(flip[:, None], p, q)
-    weight = np.where(flip, -weight, weight).astype(np.int64)
-    offset = direction[:, 0] * start[:, 1] - direction[:, 1] * start[:, 0]
-    line = np.column_stack([group, direction, offset])
-    keys = np.concatenate([np.column_stack([line, start]), np.column_stack([line, end])])
-    return keys, np.concatenate([weight, -weight])
+    du, dv = d[:, 0] // g, d[:, 1] // g
+    flip = (du < 0) | ((du == 0) & (dv < 0))
+    du, dv = np.where(flip, -du, du), np.where(flip, -dv, dv)
+    start, end = np.where(flip[:, None], q, p), np.where(flip[:, None], p, q)
+    signed = np.where(flip, -weight, weight)
+    offset = du * start[:, 1] - dv * start[:, 0]
+    return [dict(gid=gid, du=du, dv=dv, offset=offset, position=du * point[:, 0] + dv * point[:, 1],
+                 u=point[:, 0], v=point[:, 1], weight=w)
+            for point, w in ((start, signed), (end, -signed))]
 
 
 def check_exact_cover(grid, mesh):
@@ -337,29 +345,29 @@ def check_exact_cover(grid, mesh):
     face_group = faces[:, [AXIS, LAYER, SIGN, MATERIAL]]
     tri_group = np.column_stack([axis, layer, sign, materials])
     face_gid, tri_gid = _row_keys(face_group, tri_group)
-    tri_events = [_boundary_events(tri_gid, uv[:, k], uv[:, (k + 1) % 3], 1) for k in range(3)]
+    tri_events = [e for k in range(3) for e in _boundary_events(tri_gid, uv[:, k], uv[:, (k + 1) % 3], 1)]
     square = np.array([(0, 0), (1, 0), (1, 1), (0, 1)])
     cell_uv = faces[:, [U, V]]
-    face_events = [_boundary_events(face_gid, cell_uv + square[k], cell_uv + square[(k + 1) % 4], -1)
-                   for k in range(4)]
-    keys, weights = zip(*(tri_events + face_events))
-    keys, weights = _sum_by_rows(np.concatenate(keys), np.concatenate(weights))
-    unbalanced = np.nonzero(weights != 0)[0]
+    face_events = [e for k in range(4) for e in _boundary_events(face_gid, cell_uv + square[k], cell_uv + square[(k + 1) % 4], -1)]
+    events = {name: np.concatenate([e[name] for e in tri_events + face_events]) for name in tri_events[0]}
+    key = _pack_columns([events[name] for name in ("gid", "du", "dv", "offset", "position")])
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    unbalanced = np.nonzero(np.bincount(inverse, weights=events["weight"]) != 0)[0]
     if unbalanced.size:
-        event = keys[unbalanced[0]]
+        i = first[unbalanced[0]]
         groups = np.concatenate([face_group, tri_group])
-        group = groups[np.nonzero(np.concatenate([face_gid, tri_gid]) == event[0])[0][0]]
-        raise AssertionError(_explain_cover_failure(faces, mesh, group, event[1:]))
+        group = groups[np.nonzero(np.concatenate([face_gid, tri_gid]) == events["gid"][i])[0][0]]
+        raise AssertionError(_explain_cover_failure(
+            faces, mesh, group, (events["du"][i], events["dv"][i]), (events["u"][i], events["v"][i])))
 
 
-def _explain_cover_failure(faces, mesh, group, event):
+def _explain_cover_failure(faces, mesh, group, direction, point):
     """Message naming the unit face nearest to a boundary mismatch whose exact coverage is wrong.
 
-    ``group`` is (axis, layer, sign, material); ``event`` is (direction u,
-    direction v, line offset, point u, point v) of an unbalanced boundary point.
+    ``group`` is (axis, layer, sign, material); ``point`` the in-plane lattice
+    point where the boundaries differ, on a line of ``direction``.
     """
     group = tuple(int(x) for x in group)
-    point = event[3:5]
     coverage = unit_face_coverage(mesh, group)
     in_group = np.all(faces[:, [AXIS, LAYER, SIGN, MATERIAL]] == group, axis=1)
     expected = {(group[0], group[1], int(u), int(v), group[2], group[3]): Fraction(1)
@@ -369,7 +377,7 @@ def _explain_cover_failure(faces, mesh, group, event):
              if coverage.get(f, 0) != expected.get(f, 0)]
     where = (f"the triangles' boundary and the exposed faces' boundary differ at "
              f"{tuple(int(c) for c in _to_3d([group[0]], group[1], [point[0]], [point[1]])[0])} "
-             f"along direction (u, v) = {tuple(int(c) for c in event[0:2])}")
+             f"along direction (u, v) = {tuple(int(c) for c in direction)}")
     if not wrong:
         return (f"{where}: every unit face has the right total area but triangles overlap "
                 f"there (and leave an equal gap) in plane {AXIS_NAMES[group[0]]}={group[1]}, "
@@ -398,12 +406,12 @@ def check_watertight(mesh, allow_duplicate_positions=False):
     """
     positions = _integer_positions(mesh)
     triangles = _checked_indices(mesh, len(positions))
-    welded_positions, weld = np.unique(positions, axis=0, return_inverse=True)
-    weld = weld.reshape(-1)
+    position_keys = _point_keys(positions)
+    unique_keys, first, weld = np.unique(position_keys, return_index=True, return_inverse=True)
+    welded_positions = positions[first]
     if len(welded_positions) != len(positions) and not allow_duplicate_positions:
-        keys = _point_keys(positions)
-        order = np.argsort(keys, kind="stable")
-        k = np.nonzero(keys[order][1:] == keys[order][:-1])[0][0]
+        order = np.argsort(position_keys, kind="stable")
+        k = np.nonzero(position_keys[order][1:] == position_keys[order][:-1])[0][0]
         i, j = sorted((order[k], order[k + 1]))
         raise AssertionError(f"positions {i} and {j} are both {positions[i].tolist()}")
     welded = weld[triangles]
@@ -426,16 +434,15 @@ def check_watertight(mesh, allow_duplicate_positions=False):
                              f"{b.tolist()} -> {a.tolist()} {reverse_counts[e]} times (a hole or a "
                              "flipped triangle)")
 
-    edges = np.unique(np.sort(np.column_stack([tails, heads]), axis=1), axis=0)
-    start, end = welded_positions[edges[:, 0]], welded_positions[edges[:, 1]]
+    edges = np.unique(np.minimum(tails, heads) * n + np.maximum(tails, heads))
+    start, end = welded_positions[edges // n], welded_positions[edges % n]
     delta = end - start
     steps = np.gcd.reduce(np.abs(delta), axis=1)
     inner = steps - 1                                   # lattice points strictly inside each edge
     edge_of_point = np.repeat(np.arange(len(edges)), inner)
     k = np.arange(inner.sum()) - np.repeat(np.cumsum(inner) - inner, inner) + 1
     points = start[edge_of_point] + delta[edge_of_point] // steps[edge_of_point, None] * k[:, None]
-    used = np.unique(welded)
-    hit = np.nonzero(np.isin(_point_keys(points), _point_keys(welded_positions[used])))[0]
+    hit = np.nonzero(np.isin(_point_keys(points), unique_keys[np.unique(welded)]))[0]
     for h in hit[:1]:
         e = edge_of_point[h]
         raise AssertionError(f"T-junction: vertex {points[h].tolist()} lies inside the edge "

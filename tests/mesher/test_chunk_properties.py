@@ -1,0 +1,190 @@
+"""Guarantees 1-4 of ``reticulate_core.mesh_chunk`` and ``Mesher.mesh_padded``, checked by
+the independent checker ``meshcheck`` on thousands of generated 32^3 chunks.
+
+Per chunk: exact cover, watertight without T-junctions, triangle count equal
+to the formula's minimum (single material) or within 2% of it (several
+materials; the largest excess seen is printed at the end of the module),
+determinism (meshing again, and meshing a copy, gives identical arrays), and
+positions unique, integer-valued and within 0..32.  A failure is shrunk to a
+small grid and reported as a numpy literal.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import meshcheck as mc
+import reticulate_core as rc
+import voxel_strategies as vs
+
+MULTI_MATERIAL_EXCESS = 0.02
+STRUCTURED = tuple(k for k in vs.KINDS if k != "density")
+
+_excess_seen = {"max": 0.0, "grid": None, "chunks": 0, "multi": 0}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_excess(request):
+    yield
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and _excess_seen["chunks"]:
+        reporter.write_line(
+            f"\nmesh_chunk: {_excess_seen['chunks']} chunks checked, {_excess_seen['multi']} multi-material; "
+            f"largest multi-material excess over the minimum: {_excess_seen['max']:.3%}"
+            + (f" ({_excess_seen['grid']})" if _excess_seen["grid"] else ""))
+
+
+def same_arrays(a, b):
+    return all(np.array_equal(getattr(a, name), getattr(b, name)) and
+               getattr(a, name).dtype == getattr(b, name).dtype
+               for name in ("positions", "triangles", "materials", "faces"))
+
+
+def check_chunk_mesh(grid, mesh, max_excess):
+    """All guarantees of one standalone chunk mesh; returns (triangles, minimum)."""
+    positions = np.asarray(mesh.positions)
+    assert positions.dtype == np.float32 and mesh.triangles.dtype == np.int32
+    assert mesh.materials.dtype == np.uint16 and mesh.faces.dtype == np.uint8
+    if len(positions):
+        assert positions.min() >= 0 and positions.max() <= 32, "positions outside 0..32"
+    return mc.check_mesh(grid, mesh, minimal=True, max_excess=max_excess)
+
+
+def fails_on(grid, max_excess):
+    try:
+        check_chunk_mesh(grid, rc.mesh_chunk(grid), max_excess)
+    except AssertionError:
+        return True
+    return False
+
+
+def check_chunk(description, grid, max_excess=0.0):
+    mesh = rc.mesh_chunk(grid)
+    assert same_arrays(mesh, rc.mesh_chunk(grid)), f"mesh_chunk is not deterministic on {description}"
+    assert same_arrays(mesh, rc.mesh_chunk(np.array(grid, order="F"))), \
+        f"mesh_chunk depends on the memory layout of its input on {description}"
+    try:
+        triangles, minimum = check_chunk_mesh(grid, mesh, max_excess)
+    except AssertionError as error:
+        small = mc.shrink_failing_grid(grid, lambda g: fails_on(g, max_excess))
+        try:
+            check_chunk_mesh(small, rc.mesh_chunk(small), max_excess)
+            shrunk = "(shrinking lost the failure)"
+        except AssertionError as small_error:
+            shrunk = f"shrunk to:\n{mc.grid_literal(small)}\nwhich fails with: {small_error}"
+        raise AssertionError(f"mesh_chunk on {description}: {error}\n{shrunk}") from None
+    _excess_seen["chunks"] += 1
+    if len(np.unique(grid[grid != 0])) > 1:
+        _excess_seen["multi"] += 1
+        excess = triangles / minimum - 1 if minimum else 0.0
+        if excess > _excess_seen["max"]:
+            _excess_seen.update(max=excess, grid=f"{description}: {triangles} vs {minimum}")
+
+
+@settings(max_examples=900)
+@given(vs.grids(kinds=STRUCTURED, materials=(1, 1)))
+def test_single_material_structured_chunks(example):
+    check_chunk(*example)
+
+
+@settings(max_examples=600)
+@given(vs.grids(kinds=STRUCTURED, materials=(2, 8)))
+def test_multi_material_structured_chunks(example):
+    check_chunk(*example, max_excess=MULTI_MATERIAL_EXCESS)
+
+
+@settings(max_examples=60)
+@given(vs.grids(kinds=("density",), materials=(1, 8)))
+def test_random_density_chunks(example):
+    description, grid = example
+    check_chunk(description, grid, max_excess=MULTI_MATERIAL_EXCESS if description["n_materials"] > 1 else 0.0)
+
+
+@settings(max_examples=300)
+@given(vs.small_grids(max_side=6, materials=(1, 3)), st.tuples(*[st.integers(0, 26)] * 3))
+def test_small_structures_anywhere_in_the_chunk(small, offset):
+    # Voxel-by-voxel drawn structures (these shrink well in hypothesis) placed
+    # anywhere, including against the chunk's faces, edges and corners.
+    grid = np.zeros(vs.CHUNK_SHAPE, np.uint16)
+    at = tuple(slice(o, o + n) for o, n in zip(offset, small.shape))
+    grid[at] = small
+    materials = len(np.unique(small[small != 0]))
+    check_chunk(f"small grid {small.tolist()} at {offset}", grid,
+                max_excess=MULTI_MATERIAL_EXCESS if materials > 1 else 0.0)
+
+
+def test_full_and_empty_chunks():
+    check_chunk("empty chunk", np.zeros(vs.CHUNK_SHAPE, np.uint16))
+    check_chunk("full chunk", np.full(vs.CHUNK_SHAPE, 65535, np.uint16))
+    assert len(rc.mesh_chunk(np.full(vs.CHUNK_SHAPE, 3, np.uint16)).triangles) == 12
+
+
+# --------------------------------------------------------------------------- padded chunks
+
+def mesh_by_padded_chunks(grid):
+    """Mesh any grid chunk by chunk with ``Mesher.mesh_padded`` and weld the pieces.
+
+    Each chunk gets one voxel of halo from its neighbours (empty outside the
+    grid); it emits its upper layer along an axis only when it is the last
+    chunk along that axis.
+    """
+    counts = [-(-n // vs.CHUNK) for n in grid.shape]
+    padded = np.zeros([c * vs.CHUNK + 2 for c in counts], np.uint16)
+    padded[1:grid.shape[0] + 1, 1:grid.shape[1] + 1, 1:grid.shape[2] + 1] = grid
+    mesher = rc.Mesher()
+    parts = []
+    for index in np.ndindex(*counts):
+        low = [i * vs.CHUNK for i in index]
+        window = padded[low[0]:low[0] + 34, low[1]:low[1] + 34, low[2]:low[2] + 34]
+        emit_upper = tuple(i == c - 1 for i, c in zip(index, counts))
+        part = mesher.mesh_padded(np.ascontiguousarray(window), emit_upper=emit_upper)
+        parts.append((np.asarray(part.positions, np.float64) + low, part))
+    positions = np.concatenate([p for p, _ in parts]) if parts else np.zeros((0, 3))
+    offsets = np.cumsum([0] + [len(p) for p, _ in parts[:-1]])
+    triangles = np.concatenate([m.triangles + o for (_, m), o in zip(parts, offsets)])
+    welded, inverse = np.unique(positions, axis=0, return_inverse=True)
+    return rc.Mesh(welded, inverse.reshape(-1)[triangles],
+                   np.concatenate([m.materials for _, m in parts]), np.concatenate([m.faces for _, m in parts]))
+
+
+def check_padded(description, grid, max_excess):
+    try:
+        mc.check_mesh(grid, mesh_by_padded_chunks(grid), seams=vs.CHUNK, max_excess=max_excess)
+    except AssertionError as error:
+        def fails(g):
+            try:
+                mc.check_mesh(g, mesh_by_padded_chunks(g), seams=vs.CHUNK, max_excess=max_excess)
+            except AssertionError:
+                return True
+            return False
+        small = mc.shrink_failing_grid(grid, fails, budget=150)
+        raise AssertionError(f"mesh_padded chunks of {description}: {error}\n"
+                             f"shrunk to:\n{mc.grid_literal(small)}") from None
+
+
+@settings(max_examples=150)
+@given(vs.grids(shapes=st.just((64, 32, 32)), kinds=tuple(vs.GRID_KINDS), materials=(1, 3)))
+def test_two_padded_chunks_make_one_seamless_mesh(example):
+    description, grid = example
+    check_padded(description, grid, MULTI_MATERIAL_EXCESS if description["n_materials"] > 1 else 0.0)
+
+
+@settings(max_examples=8)
+@given(vs.grids(shapes=st.just((64, 64, 64)), kinds=("seam_structures", "pinches", "boxes", "spheres",
+                                                      "thin_walls", "checkerboard"), materials=(1, 2)))
+def test_eight_padded_chunks_make_one_seamless_mesh(example):
+    description, grid = example
+    check_padded(description, grid, MULTI_MATERIAL_EXCESS if description["n_materials"] > 1 else 0.0)
+
+
+def test_padded_chunk_emits_layer_zero_faces_of_halo_voxels_and_upper_layer_on_request():
+    padded = np.zeros((34, 34, 34), np.uint16)
+    padded[0, 1, 1] = 4                    # halo voxel below the chunk's x layer 0: its +x face is ours
+    mesh = rc.Mesher().mesh_padded(padded, emit_upper=(False, False, False))
+    assert sorted(map(tuple, mesh.positions.tolist())) == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)]
+    assert mesh.faces.tolist() == [1, 1] and mesh.materials.tolist() == [4, 4]
+    padded = np.zeros((34, 34, 34), np.uint16)
+    padded[32, 1, 1] = 4                   # interior voxel at x=31 next to an empty halo
+    plus_x = rc.Mesher().mesh_padded(padded, emit_upper=(True, False, False))
+    without = rc.Mesher().mesh_padded(padded, emit_upper=(False, False, False))
+    assert len(plus_x.triangles) == 12 and len(without.triangles) == 10
+    assert 1 not in without.faces.tolist()
