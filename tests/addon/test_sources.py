@@ -134,7 +134,8 @@ def test_mesh_volume_float_grid_by_threshold_and_grid_name(tmp_path):
     bpy.ops.reticulate.mesh_volume(grid_name="density", threshold=0.5)
     world, tris, _, _ = mesh_arrays(only_new_mesh_object())
     assert len(tris) == 12   # a 2x2x2 box
-    assert np.allclose(world.min(axis=0), 1.5) and np.allclose(world.max(axis=0), 3.5)
+    # index space: voxel centres at integers, so voxels 4..5 span 3.5..5.5 whatever the active box
+    assert np.allclose(world.min(axis=0), 3.5) and np.allclose(world.max(axis=0), 5.5)
 
 
 def test_mesh_volume_from_mesh_to_volume_modifier():
