@@ -4,6 +4,8 @@ Every mesh is checked by the independent ``meshcheck``: exact cover, watertight
 without T-junctions, and (single material) the minimum with regions cut at the
 32-voxel seams.
 """
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -91,7 +93,7 @@ def _random_grid(shape, density, materials, seed):
     return volume
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grids)
 def test_random_grids_keep_the_guarantees(volume):
     check(volume, rc.mesh_grid(volume, workers=1))
@@ -131,3 +133,17 @@ def test_skipping_uniform_chunks_changes_nothing(monkeypatch):
 def test_empty_grid_gives_an_empty_mesh():
     mesh = rc.mesh_grid(np.zeros((40, 33, 5), np.uint16))
     assert mesh.n_triangles == 0 and mesh.n_vertices == 0
+
+
+SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "vox"
+
+
+@pytest.mark.parametrize("name", ["rt_torture.vox", "rt_palette255.vox", "rt_terrain256.vox", "signpost.vox"])
+def test_sample_models(name):
+    scene = rc.io.read_vox(SAMPLES / name)
+    for model in scene.models:
+        mesh = rc.mesh_grid(model.voxels, workers=2)
+        meshcheck.check_mesh(model.voxels, mesh, seams=32, max_excess=0.02)
+        split = rc.mesh_grid(model.voxels, manifold=True)
+        meshcheck.check_exact_cover(model.voxels, split)
+        meshcheck.check_manifold(split)
