@@ -118,7 +118,12 @@ def test_duplicates_only_at_split_points():
 def test_random_grids_are_manifold(shape, density, seed):
     rng = np.random.default_rng(seed)
     volume = (rng.random(shape) < density).astype(np.uint16) * rng.integers(1, 3, shape).astype(np.uint16)
-    _check_manifold(volume, rc.mesh_grid(volume, manifold=True))
+    mesh = rc.mesh_grid(volume, manifold=True)
+    _check_manifold(volume, mesh)
+    # the same triangles by position, material and face as without splitting
+    plain = rc.mesh_grid(volume)
+    assert np.array_equal(mesh.positions[mesh.triangles], plain.positions[plain.triangles])
+    assert np.array_equal(mesh.materials, plain.materials) and np.array_equal(mesh.faces, plain.faces)
 
 
 def test_already_manifold_mesh_is_unchanged():
