@@ -2,15 +2,14 @@
 import numpy as np
 import pytest
 from chunk_strategies import SHAPE, any_chunk, walk_events
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reticulate_core import CompactOctree, DenseWalker, Fixed8Octree, Morton3, Walker
 from reticulate_core.octree import benchmark_walk
 from reticulate_core.samples import SCENARIOS, scenario_chunk
 
-walk_settings = settings(max_examples=100, deadline=None,
-                         suppress_health_check=[HealthCheck.too_slow])
+walk_settings = settings(max_examples=100)
 
 
 def morton_ordered(chunk):
@@ -87,7 +86,7 @@ def test_walker_and_dense_walker_agree_and_fixed8_matches_compact(chunk):
     assert walk_events(fixed8, True) == dense
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(any_chunk, st.lists(st.tuples(st.integers(0, 31), st.integers(0, 31), st.integers(0, 31),
                                      st.sampled_from([0, 1, 65535])), max_size=30))
 def test_edited_fixed8_walks_like_compact(chunk, points):
