@@ -216,7 +216,7 @@ def _mesh_all(source, workers, progress, finish):
     workers = int(workers)
     coords = source.coords()
     total = len(coords)
-    size = max(1, min(64, total // (8 * workers)))
+    size = max(1, min(16, total // (8 * workers)))
     batches = [coords[i:i + size] for i in range(0, total, size)]
     local = threading.local()
 
