@@ -36,7 +36,7 @@ class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHel
 
     filename_ext = ".vox"
     filter_glob: StringProperty(default="*.vox", options={'HIDDEN'})
-    filepath: StringProperty(name="File Path", subtype='FILE_PATH')
+    filepath: StringProperty(name="File Path", subtype='FILE_PATH', options={'SKIP_SAVE'})
     voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0, unit='LENGTH')
     hierarchy_empties: BoolProperty(name="Hierarchy Empty", default=False,
                                     description="Parent all models to one empty named after the file")
@@ -44,6 +44,12 @@ class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHel
                                  description="Origin of each object at the centre of its model")
     include_hidden: BoolProperty(name="Hidden Models", default=True,
                                  description="Import hidden models too (as hidden objects)")
+
+    def invoke(self, context, event):
+        """Run at once when a file is already chosen (the N-panel button), else open the file browser."""
+        if self.filepath:
+            return self.execute(context)
+        return ImportHelper.invoke(self, context, event)
 
     def source_label(self, context):
         return Path(self.filepath).name
@@ -62,8 +68,8 @@ class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHel
         meshes = {}   # model_id -> core mesh, meshed once for all its instances
         distinct = {m.model_id: m for m in models}
         for done, model_id in enumerate(sorted(distinct)):
-            meshes[model_id] = rc.mesh_grid(distinct[model_id].voxels)
-            progress(done + 1, len(distinct))
+            meshes[model_id] = rc.mesh_grid(distinct[model_id].voxels,
+                                            progress=progress.part(done, len(distinct)))
         if self.output_mode == 'OBJECT':
             self._joined(outcome, path.stem, models, meshes, choice)
         else:

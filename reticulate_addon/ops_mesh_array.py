@@ -25,11 +25,17 @@ class RETICULATE_OT_mesh_array(ReticulateOperator, bpy.types.Operator, ImportHel
 
     filename_ext = ".npy"
     filter_glob: StringProperty(default="*.npy;*.npz", options={'HIDDEN'})
-    filepath: StringProperty(name="File Path", subtype='FILE_PATH')
+    filepath: StringProperty(name="File Path", subtype='FILE_PATH', options={'SKIP_SAVE'})
     threshold: FloatProperty(name="Threshold", default=0.5,
                              description="Float arrays: values above this are solid")
     voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0, unit='LENGTH')
     grid_name: StringProperty(name="Array", description=".npz: the array to mesh (empty: the only one)")
+
+    def invoke(self, context, event):
+        """Run at once when a file is already chosen (the N-panel button), else open the file browser."""
+        if self.filepath:
+            return self.execute(context)
+        return ImportHelper.invoke(self, context, event)
 
     def source_label(self, context):
         return Path(self.filepath).name

@@ -37,8 +37,14 @@ class Progress:
             if now - self._start >= 0.5 and (now - self._last_draw >= 0.1 or done >= total):
                 self._last_draw = now
                 self._drawn = True
-                sys.stderr.write(f"\r[reticulate] {self._label}: {done}/{total} ({100 * fraction:5.1f}%)")
+                sys.stderr.write(f"\r[reticulate] {self._label}: {100 * fraction:5.1f}%")
                 sys.stderr.flush()
+
+    def part(self, index, count):
+        """A ``progress(done, total)`` callback for part ``index`` of ``count`` equal parts."""
+        def report(done, total):
+            self(index * max(total, 1) + done, count * max(total, 1))
+        return report
 
     def __exit__(self, exc_type, exc, tb):
         if self._began and self._wm is not None:

@@ -108,3 +108,10 @@ def test_panel_button_runs_the_operator_with_the_panel_settings():
     solid = np.argwhere(rc.io.read_vox(settings.filepath).models[0].voxels)
     extent = solid.max(axis=0) - solid.min(axis=0) + 1
     assert sorted(ob.dimensions) == pytest.approx(sorted(0.5 * extent))
+
+
+def test_invoke_with_a_chosen_file_runs_at_once():
+    """The panel button invokes; with a file already chosen no file browser is needed."""
+    path = sample("hierarchy.vox")
+    assert bpy.ops.reticulate.import_vox('INVOKE_DEFAULT', filepath=str(path)) == {'FINISHED'}
+    assert len([ob for ob in bpy.data.objects if ob.type == 'MESH']) == 4
