@@ -4,7 +4,9 @@ import subprocess
 import sys
 
 import bpy
+import numpy as np
 import pytest
+import reticulate_core as rc
 from conftest import REPO, sample
 
 
@@ -59,3 +61,21 @@ def test_usage_errors(tmp_path):
     assert done.returncode == 2 and "--out" in done.stderr
     done = run_batch(tmp_path, tmp_path / "missing.npy", "--out", tmp_path / "out")
     assert done.returncode == 1 and "no such file" in done.stderr
+
+
+def test_numpy_and_vdb_inputs(tmp_path):
+    grid = np.zeros((10, 8, 6), np.int32)
+    grid[2:7, 1:5, 1:4] = 3
+    np.save(tmp_path / "ids.npy", grid.astype(np.uint16))
+    openvdb = rc.io.find_openvdb()
+    vdb_grid = openvdb.Int32Grid()
+    vdb_grid.copyFromArray(grid)
+    vdb_grid.name = "ids"
+    openvdb.write(str(tmp_path / "ids_volume.vdb"), grids=[vdb_grid])
+    done = run_batch(tmp_path, tmp_path / "ids.npy", tmp_path / "ids_volume.vdb", "--out", tmp_path / "out",
+                     "--format", "obj")
+    assert done.returncode == 0, done.stderr
+    rows = summary_rows(done.stdout)
+    assert [row[1] for row in rows] == ["ok", "ok"]
+    assert int(rows[0][2]) == int(rows[1][2]) == 12   # one box each
+    assert (tmp_path / "out" / "ids.obj").is_file() and (tmp_path / "out" / "ids_volume.obj").is_file()

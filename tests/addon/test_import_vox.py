@@ -148,6 +148,11 @@ def test_colour_attribute_material_mode():
     _, _, slot, raw = mesh_arrays(ob)
     assert not slot.any()
     assert len(np.unique(raw)) == 9
+    colors = np.empty(4 * len(ob.data.loops), np.float32)
+    ob.data.color_attributes["reticulate_color"].data.foreach_get("color", colors)
+    srgb = rc.io.read_vox(path).palette[np.repeat(raw, 3), :3] / 255.0
+    linear = np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+    assert np.allclose(colors.reshape(-1, 4)[:, :3], linear, atol=1e-5)
 
 
 def test_hierarchy_empty_and_reused_materials():

@@ -50,3 +50,12 @@ def test_cli_command_runs_the_batch_code(addon, capsys):
     assert addon._cli_handles, "register_cli_command exists in bpy 5.0 and must be used"
     assert addon.batch.cli(["--help"]) == 0
     assert "--out" in capsys.readouterr().out
+
+
+def test_cli_command_meshes_in_process(addon, tmp_path):
+    """``blender -c reticulate`` calls batch.cli with the arguments after the id (no binary here)."""
+    from conftest import sample
+    out = tmp_path / "cli"
+    assert addon.batch.cli([str(sample("rt_torture.vox")), "--out", str(out), "--format", "obj"]) == 0
+    assert (out / "rt_torture.obj").is_file()
+    assert addon.batch.cli([str(tmp_path / "missing.vox"), "--out", str(out)]) == 1
