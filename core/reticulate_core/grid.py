@@ -287,7 +287,10 @@ class _SeamKeys:
 
     def __init__(self, corner_lo, corner_hi):
         self.lo = np.array(corner_lo, dtype=np.int64)
-        self.dy, self.dz = (np.array(corner_hi, dtype=np.int64) - self.lo + 1)[1:]
+        spans = [int(n) for n in np.array(corner_hi, dtype=np.int64) - self.lo + 1]
+        if spans[0] * spans[1] * spans[2] >= 2**62:
+            raise ValueError(f"volume spans {[n - 1 for n in spans]} voxels: too large to number its corners")
+        self.dy, self.dz = spans[1], spans[2]
 
     def prepare(self, coords, mesh):
         local = mesh.positions

@@ -111,3 +111,9 @@ def test_huge_sparse_world_is_never_densified():
 def test_bad_sparse_volumes(chunks, error, match):
     with pytest.raises(error, match=match):
         rc.mesh_grid(chunks)
+
+
+def test_sparse_box_too_large_to_number():
+    block = np.ones((32, 32, 32), np.uint16)
+    with pytest.raises(ValueError, match="too large"):
+        rc.mesh_grid({(0, 0, 0): np.zeros((32, 32, 32), np.uint16), (2**20, 2**20, 2**20): block})
