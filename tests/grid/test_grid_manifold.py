@@ -1,7 +1,7 @@
 """mesh_grid(manifold=True): every edge in exactly two triangles, solids kept closed and apart."""
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import meshcheck
 import reticulate_core as rc
@@ -112,7 +112,7 @@ def test_duplicates_only_at_split_points():
             or cube[0, 1, 0] == cube[1, 0, 1] or cube[0, 0, 1] == cube[1, 1, 0]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25)
 @given(st.tuples(st.integers(1, 40), st.integers(1, 40), st.integers(1, 36)),
        st.sampled_from([0.2, 0.5, 0.8]), st.integers(0, 2**32 - 1))
 def test_random_grids_are_manifold(shape, density, seed):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import meshcheck
 import reticulate_core as rc
@@ -93,7 +93,7 @@ def _random_grid(shape, density, materials, seed):
     return volume
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80)
 @given(grids)
 def test_random_grids_keep_the_guarantees(volume):
     check(volume, rc.mesh_grid(volume, workers=1))
