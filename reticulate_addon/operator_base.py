@@ -17,7 +17,7 @@ from bpy.props import BoolProperty, EnumProperty
 from mathutils import Matrix
 
 from . import materials as mats
-from .mesh_build import Piece, build_mesh, distinct_ids, split_by_chunk
+from .mesh_build import CHUNK, Piece, build_mesh, distinct_ids, split_by_chunk
 from .progress import Progress
 from .properties import MATERIAL_MODE_ITEMS, OUTPUT_ITEMS, settings_of
 from .staging import Staging, link_objects, target_collection
@@ -100,29 +100,33 @@ def split_scale(transform):
     return matrix, scale
 
 
-def grid_objects(outcome, name, core_mesh, choice, matrix, output_mode, scale=1.0, offset=(0.0, 0.0, 0.0)):
-    """Objects for one core mesh in voxel-corner coordinates.
+def output_parts(core_mesh, output_mode, scale=1.0, offset=(0.0, 0.0, 0.0)):
+    """``[(name suffix, Piece, local 4x4)]`` for one core mesh in voxel-corner coordinates.
 
-    Vertex ``p`` lands at ``matrix @ (offset + scale * p)`` (``scale``: a
-    number or one per axis).  ``'CHUNK'`` makes
-    one object per 32^3 chunk named ``<name>_<cx>_<cy>_<cz>``, each with its
-    origin at its chunk's corner; otherwise one object ``<name>``.
+    Vertex ``p`` lands at ``offset + scale * p`` (``scale``: a number or one
+    per axis) once each piece's positions are mapped by its local matrix.
+    ``'CHUNK'`` gives one part per 32^3 chunk, suffix ``_<cx>_<cy>_<cz>``,
+    with its origin at the chunk's corner; otherwise one part, suffix "".
     """
+    offset = np.asarray(offset, dtype=np.float64)
+    if output_mode != 'CHUNK':
+        return [("", Piece.from_core(core_mesh, scale=scale, offset=offset), np.eye(4))]
+    parts = []
+    for (cx, cy, cz), piece in split_by_chunk(core_mesh):
+        local = np.eye(4)
+        local[:3, 3] = offset + np.asarray(scale, dtype=np.float64) * CHUNK * np.array([cx, cy, cz], dtype=np.float64)
+        scaled = Piece(piece.positions * np.asarray(scale, dtype=np.float32), piece.triangles, piece.materials)
+        parts.append((f"_{cx}_{cy}_{cz}", scaled, local))
+    return parts
+
+
+def grid_objects(outcome, name, core_mesh, choice, matrix, output_mode, scale=1.0, offset=(0.0, 0.0, 0.0)):
+    """New objects ``<name><suffix>`` for the :func:`output_parts` of one core mesh, under ``matrix``."""
     if core_mesh.n_triangles == 0:
         raise ValueError("the source has no solid voxels: nothing to mesh")
     matrix = np.asarray(matrix, dtype=np.float64)
-    offset = np.asarray(offset, dtype=np.float64)
-    if output_mode != 'CHUNK':
-        piece = Piece.from_core(core_mesh, scale=scale, offset=offset)
-        outcome.add_mesh_object(mesh_object(name, piece, choice, matrix), piece)
-        return
-    for (cx, cy, cz), piece in split_by_chunk(core_mesh):
-        shift = np.eye(4)
-        shift[:3, 3] = offset + scale * 32.0 * np.array([cx, cy, cz], dtype=np.float64)
-        scaled = Piece(piece.positions * np.asarray(scale, dtype=np.float32), piece.triangles,
-                       piece.materials)
-        ob = mesh_object(f"{name}_{cx}_{cy}_{cz}", scaled, choice, matrix @ shift)
-        outcome.add_mesh_object(ob, scaled)
+    for suffix, piece, local in output_parts(core_mesh, output_mode, scale, offset):
+        outcome.add_mesh_object(mesh_object(name + suffix, piece, choice, matrix @ local), piece)
 
 
 class ReticulateOperator:

@@ -4,8 +4,8 @@ One object per placed model (scene-graph transforms; instances of one model
 are linked duplicates sharing one mesh datablock), or all models joined into
 one object, or one object per 32^3 chunk of each model.  Object names are the
 scene-graph node name, else ``<file stem>_<model id>``; the custom property
-``reticulate_model`` holds the index of the object's model in the scene.  Voxel ``p`` of a
-model lands at ``voxel_size * (model.transform @ p)`` in world space.
+``reticulate_model`` holds the index of the object's model in the scene.
+Voxel ``p`` of a model lands at ``voxel_size * (model.transform @ p)`` in world space.
 """
 from pathlib import Path
 
@@ -15,8 +15,9 @@ import reticulate_core as rc
 from bpy.props import BoolProperty, FloatProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper
 
-from .mesh_build import Piece, join, split_by_chunk
-from .operator_base import MaterialChoice, Outcome, ReticulateOperator, as_matrix, mesh_data, mesh_object
+from .mesh_build import Piece, join
+from .operator_base import (MaterialChoice, Outcome, ReticulateOperator, as_matrix, mesh_data, mesh_object,
+                            output_parts)
 
 
 def _placement(model_transform, size, voxel_size, centred):
@@ -115,17 +116,9 @@ class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHel
                 outcome.add_mesh_object(ob, piece)
 
     def _parts(self, stem, model_id, core, choice, offset):
-        if self.output_mode != 'CHUNK':
-            piece = Piece.from_core(core, scale=self.voxel_size, offset=offset)
-            return [("", mesh_data(f"{stem}_model{model_id}", piece, choice), piece, np.eye(4))]
-        parts = []
-        for (cx, cy, cz), piece in split_by_chunk(core):
-            local = np.eye(4)
-            local[:3, 3] = offset + self.voxel_size * 32.0 * np.array([cx, cy, cz], dtype=np.float64)
-            scaled = Piece(piece.positions * np.float32(self.voxel_size), piece.triangles, piece.materials)
-            suffix = f"_{cx}_{cy}_{cz}"
-            parts.append((suffix, mesh_data(f"{stem}_model{model_id}{suffix}", scaled, choice), scaled, local))
-        return parts
+        """[(suffix, mesh datablock, piece, local matrix)] of one model, shared by its instances."""
+        return [(suffix, mesh_data(f"{stem}_model{model_id}{suffix}", piece, choice), piece, local)
+                for suffix, piece, local in output_parts(core, self.output_mode, self.voxel_size, offset)]
 
 
 def menu_import(self, context):
