@@ -26,7 +26,10 @@ _excess_seen = {"max": 0.0, "grid": None, "chunks": 0, "multi": 0}
 def report_excess(request):
     yield
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and _excess_seen["chunks"]:
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if reporter is None or capture is None or not _excess_seen["chunks"]:
+        return
+    with capture.global_and_fixture_disabled():
         reporter.write_line(
             f"\nmesh_chunk: {_excess_seen['chunks']} chunks checked, {_excess_seen['multi']} multi-material; "
             f"largest multi-material excess over the minimum: {_excess_seen['max']:.3%}"
