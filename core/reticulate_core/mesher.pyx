@@ -34,7 +34,7 @@ from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from reticulate_core.morton cimport spread2, compact3
+from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, ON_LEAF, ON_EMPTY, compact_from_dense_c, compact_walk_c,
     CompactOctree)
@@ -69,6 +69,13 @@ cdef int DU[4]
 cdef int DV[4]
 DU[:] = [1, 0, -1, 0]
 DV[:] = [0, 1, 0, -1]
+# strides of (layer, u, v) of each axis frame in the padded array and the weld table
+cdef int PAD_STRIDE[3][3]
+cdef int WELD_STRIDE[3][3]
+for _a in range(3):
+    for _k in range(3):
+        PAD_STRIDE[_a][_k] = (PP, P, 1)[(_a + _k) % 3]
+        WELD_STRIDE[_a][_k] = (W * W, W, 1)[(_a + _k) % 3]
 
 
 cdef struct State:
@@ -94,12 +101,14 @@ cdef struct State:
     # current region
     uint32_t region[32]
     uint32_t visited[32]
+    uint64_t rowx[34]            # region rows shifted: bit u + 1 of rowx[v + 1] is cell (u, v)
     int rv0, rv1
     # polygon node pool
     int nu[POOL]
     int nv[POOL]
     int nprev[POOL]
     int nnext[POOL]
+    int nvert[POOL]              # welded vertex index of each node
     int n_nodes
     int cyc_head[MAX_CYCLES]
     int64_t cyc_area[MAX_CYCLES]
@@ -108,6 +117,7 @@ cdef struct State:
     int hole_owner[MAX_CYCLES]
     int n_holes
     int poly_head[MAX_POLYS]
+    int poly_holes[MAX_POLYS]    # holes not yet bridged into the polygon's outer cycle
     int n_polys
     int poly_stack[MAX_POLYS]
     # welding
@@ -148,11 +158,30 @@ cdef inline uint16_t _voxel(State* st, int x, int y, int z) noexcept nogil:
 
 cdef inline uint16_t _voxel_axis(State* st, int a, int layer, int u, int v) noexcept nogil:
     """Voxel at coordinate ``layer`` along axis a, (u, v) in that plane."""
-    cdef int c[3]
-    c[a] = layer
-    c[(a + 1) % 3] = u
-    c[(a + 2) % 3] = v
-    return _voxel(st, c[0], c[1], c[2])
+    return st.pad[(layer + 1) * PAD_STRIDE[a][0] + (u + 1) * PAD_STRIDE[a][1]
+                  + (v + 1) * PAD_STRIDE[a][2]]
+
+
+cdef inline uint32_t _label(uint16_t below, uint16_t above, uint32_t tag) noexcept nogil:
+    """Unit-face slot label: 0 none, else material << 3 | 4 if facing +axis | side tag."""
+    if below == 0:
+        return ((<uint32_t>above) << 3) | tag if above != 0 else 0
+    if above == 0:
+        return ((<uint32_t>below) << 3) | 4 | tag
+    return 0
+
+
+cdef inline bint _turns(uint32_t l0, uint32_t l1, uint32_t l2, uint32_t l3) noexcept nogil:
+    """Some label of the cyclic quadrants l0..l3 occurs once, three times or twice diagonally."""
+    if l0 != 0 and ((l0 != l3 and l0 != l1) or (l0 == l3 and l0 == l1 and l0 != l2)):
+        return True
+    if l1 != 0 and ((l1 != l0 and l1 != l2) or (l1 == l0 and l1 == l2 and l1 != l3)):
+        return True
+    if l2 != 0 and ((l2 != l1 and l2 != l3) or (l2 == l1 and l2 == l3 and l2 != l0)):
+        return True
+    if l3 != 0 and ((l3 != l2 and l3 != l0) or (l3 == l2 and l3 == l0 and l3 != l1)):
+        return True
+    return False
 
 
 cdef bint _is_vertex(State* st, int px, int py, int pz) noexcept nogil:
@@ -165,52 +194,32 @@ cdef bint _is_vertex(State* st, int px, int py, int pz) noexcept nogil:
     three times, or twice diagonally.  Only the 2x2x2 voxels around p (halo
     included) are read, so neighbouring chunks agree on seam points.
     """
-    cdef const uint16_t* base = st.pad + (px * P + py) * P + pz
-    cdef int stride[3]
-    cdef int pc[3]
-    cdef int A, B, C, q, sa, sb, sc, ob, oc, tagb, tagc
-    cdef uint32_t lab[4]
-    cdef uint16_t below, above
-    cdef uint32_t l
-    stride[0] = PP
-    stride[1] = P
-    stride[2] = 1
-    pc[0] = px
-    pc[1] = py
-    pc[2] = pz
-    for A in range(3):
-        B = (A + 1) % 3
-        C = (A + 2) % 3
-        sa = stride[A]
-        sb = stride[B]
-        sc = stride[C]
-        tagb = pc[B] == 0 or pc[B] == 32
-        tagc = pc[C] == 0 or pc[C] == 32
-        for q in range(4):
-            ob = 1 if (q == 1 or q == 2) else 0
-            oc = 1 if q >= 2 else 0
-            below = base[ob * sb + oc * sc]
-            above = base[sa + ob * sb + oc * sc]
-            if (below == 0) == (above == 0):
-                lab[q] = 0
-            elif above == 0:
-                lab[q] = ((<uint32_t>below) << 3) | 4
-            else:
-                lab[q] = (<uint32_t>above) << 3
-            if lab[q] != 0:
-                if tagb:
-                    lab[q] |= ob << 1
-                if tagc:
-                    lab[q] |= oc
-        for q in range(4):
-            l = lab[q]
-            if l == 0:
-                continue
-            if lab[(q + 1) & 3] != l and lab[(q + 3) & 3] != l:
-                return True
-            if lab[(q + 1) & 3] == l and lab[(q + 3) & 3] == l and lab[(q + 2) & 3] != l:
-                return True
-    return False
+    cdef const uint16_t* b = st.pad + (px * P + py) * P + pz
+    # c<dx><dy><dz>: voxel (px - 1 + dx, py - 1 + dy, pz - 1 + dz)
+    cdef uint16_t c000 = b[0], c001 = b[1], c010 = b[P], c011 = b[P + 1]
+    cdef uint16_t c100 = b[PP], c101 = b[PP + 1], c110 = b[PP + P], c111 = b[PP + P + 1]
+    cdef uint32_t tx = 2 if (px == 0 or px == 32) else 0
+    cdef uint32_t ty = 2 if (py == 0 or py == 32) else 0
+    cdef uint32_t tz = 2 if (pz == 0 or pz == 32) else 0
+    # quadrants in cyclic order over (B, C) offsets (0,0) (1,0) (1,1) (0,1);
+    # the side tag of a quadrant is (B offset if B is on a border) << 1 | (C offset ...)
+    # plane x (B = y, C = z)
+    if _turns(_label(c000, c100, 0),
+              _label(c010, c110, ty),
+              _label(c011, c111, ty | (tz >> 1)),
+              _label(c001, c101, tz >> 1)):
+        return True
+    # plane y (B = z, C = x)
+    if _turns(_label(c000, c010, 0),
+              _label(c001, c011, tz),
+              _label(c101, c111, tz | (tx >> 1)),
+              _label(c100, c110, tx >> 1)):
+        return True
+    # plane z (B = x, C = y)
+    return _turns(_label(c000, c001, 0),
+                  _label(c100, c101, tx),
+                  _label(c110, c111, tx | (ty >> 1)),
+                  _label(c010, c011, ty >> 1))
 
 
 cdef inline uint32_t _close_row(uint32_t r, uint32_t h) noexcept nogil:
@@ -303,10 +312,7 @@ cdef int _weld(State* st, int a, int L, int u, int v) noexcept nogil:
     cdef int c[3]
     cdef int key, idx, cap
     cdef float* grown
-    c[a] = L
-    c[(a + 1) % 3] = u
-    c[(a + 2) % 3] = v
-    key = (c[0] * W + c[1]) * W + c[2]
+    key = L * WELD_STRIDE[a][0] + u * WELD_STRIDE[a][1] + v * WELD_STRIDE[a][2]
     idx = st.weld[key]
     if idx >= 0:
         return idx
@@ -319,6 +325,9 @@ cdef int _weld(State* st, int a, int L, int u, int v) noexcept nogil:
         st.positions = grown
         st.cap_positions = cap
     idx = st.n_positions
+    c[a] = L
+    c[(a + 1) % 3] = u
+    c[(a + 2) % 3] = v
     st.positions[3 * idx] = c[0]
     st.positions[3 * idx + 1] = c[1]
     st.positions[3 * idx + 2] = c[2]
@@ -327,9 +336,9 @@ cdef int _weld(State* st, int a, int L, int u, int v) noexcept nogil:
     return idx
 
 
-cdef void _emit(State* st, int a, int L, int positive, uint16_t material,
-                int u0, int v0, int u1, int v1, int u2, int v2) noexcept nogil:
-    """One triangle, counter-clockwise in (u, v); flipped for negative faces."""
+cdef void _emit(State* st, int a, int positive, uint16_t material,
+                int i0, int i1, int i2) noexcept nogil:
+    """One triangle of welded vertices, counter-clockwise in (u, v); flipped for negative faces."""
     cdef int cap, t
     cdef int32_t* gt
     cdef uint16_t* gm
@@ -353,13 +362,13 @@ cdef void _emit(State* st, int a, int L, int positive, uint16_t material,
         st.faces = gf
         st.cap_triangles = cap
     t = st.n_triangles
-    st.triangles[3 * t] = _weld(st, a, L, u0, v0)
+    st.triangles[3 * t] = i0
     if positive:
-        st.triangles[3 * t + 1] = _weld(st, a, L, u1, v1)
-        st.triangles[3 * t + 2] = _weld(st, a, L, u2, v2)
+        st.triangles[3 * t + 1] = i1
+        st.triangles[3 * t + 2] = i2
     else:
-        st.triangles[3 * t + 1] = _weld(st, a, L, u2, v2)
-        st.triangles[3 * t + 2] = _weld(st, a, L, u1, v1)
+        st.triangles[3 * t + 1] = i2
+        st.triangles[3 * t + 2] = i1
     st.materials[t] = material
     st.faces[t] = 2 * a + (1 if positive else 0)
     st.n_triangles += 1
@@ -403,9 +412,8 @@ cdef void _fill(State* st, int a, int L, int u0, int v0) noexcept nogil:
 # ---------------------------------------------------------------- weave
 
 cdef inline bint _cell(State* st, int u, int v) noexcept nogil:
-    if u < 0 or u > 31 or v < 0 or v > 31:
-        return False
-    return (st.region[v] >> u) & 1
+    """Cell (u, v) in the region, u and v in -1..32 (st.rowx is set up by _trace)."""
+    return (st.rowx[v + 1] >> (u + 1)) & 1
 
 
 cdef inline bint _has_edge(State* st, int u, int v, int d) noexcept nogil:
@@ -434,8 +442,11 @@ cdef int _trace(State* st, int a, int L) noexcept nogil:
     cdef int64_t area
     st.n_nodes = 0
     st.n_cycles = 0
+    st.rowx[st.rv0] = 0
+    st.rowx[st.rv1 + 2] = 0
     for v in range(st.rv0, st.rv1 + 1):
         st.visited[v] = 0
+        st.rowx[v + 1] = (<uint64_t>st.region[v]) << 1
     for v in range(st.rv0, st.rv1 + 1):
         below = st.region[v - 1] if v > 0 else 0
         while True:
@@ -477,6 +488,7 @@ cdef int _trace(State* st, int a, int L) noexcept nogil:
                         return ERR_POOL
                     st.nu[st.n_nodes] = pu
                     st.nv[st.n_nodes] = pv
+                    st.nvert[st.n_nodes] = _weld(st, a, L, pu, pv)
                     if last >= 0:
                         st.nnext[last] = st.n_nodes
                         st.nprev[st.n_nodes] = last
@@ -570,6 +582,8 @@ cdef int _split(State* st, int a, int b) noexcept nogil:
     st.nv[a2] = st.nv[a]
     st.nu[b2] = st.nu[b]
     st.nv[b2] = st.nv[b]
+    st.nvert[a2] = st.nvert[a]
+    st.nvert[b2] = st.nvert[b]
     an = st.nnext[a]
     bp = st.nprev[b]
     st.nnext[a] = b
@@ -597,7 +611,7 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
     emits a triangle or adds a diagonal, so the loop is bounded.
     """
     cdef int i, h, k, outer, pid, top, v, p, n, w, w_cycle, cand, best, count
-    cdef int best_hole, a2, steps, max_steps
+    cdef int best_hole, a2, steps, max_steps, umin, umax, vmax
     cdef int vu, vv, pu_, pv_, nu_, nv_, wu, wv
     cdef int64_t d, bestd, area
     cdef bint found
@@ -615,6 +629,7 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
     if outer < 0:
         return ERR_WEAVE
     st.poly_head[0] = outer
+    st.poly_holes[0] = st.n_holes
     st.n_polys = 1
     st.poly_stack[0] = 0
     top = 1
@@ -650,11 +665,17 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
             area = _cross(pu_, pv_, vu, vv, nu_, nv_)
             if area <= 0:
                 return ERR_WEAVE
+            if count == 3 and st.poly_holes[pid] == 0:
+                _emit(st, a, positive, material, st.nvert[p], st.nvert[v], st.nvert[n])
+                break
             # farthest node from line p-n inside the closed triangle (p, v, n)
             best = -1
             best_hole = -1
             bestd = -1
-            for h in range(-1, st.n_holes):
+            umin = min(pu_, min(vu, nu_))
+            umax = max(pu_, max(vu, nu_))
+            vmax = max(pv_, nv_)
+            for h in range(-1, st.n_holes if st.poly_holes[pid] else 0):
                 if h >= 0:
                     if st.hole_owner[h] != pid:
                         continue
@@ -665,8 +686,9 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
                 while True:
                     wu = st.nu[k]
                     wv = st.nv[k]
-                    if not ((wu == vu and wv == vv) or (wu == pu_ and wv == pv_)
-                            or (wu == nu_ and wv == nv_)):
+                    if (wv <= vmax and wu >= umin and wu <= umax and
+                            not ((wu == vu and wv == vv) or (wu == pu_ and wv == pv_)
+                                 or (wu == nu_ and wv == nv_))):
                         if (_cross(pu_, pv_, vu, vv, wu, wv) >= 0
                                 and _cross(vu, vv, nu_, nv_, wu, wv) >= 0
                                 and _cross(nu_, nv_, pu_, pv_, wu, wv) >= 0):
@@ -679,7 +701,7 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
                     if k == cand:
                         break
             if best < 0:
-                _emit(st, a, L, positive, material, pu_, pv_, vu, vv, nu_, nv_)
+                _emit(st, a, positive, material, st.nvert[p], st.nvert[v], st.nvert[n])
                 if count == 3:
                     break
                 st.nnext[p] = n
@@ -691,7 +713,7 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
             wv = st.nv[best]
             w = -1
             w_cycle = -2
-            for h in range(-1, st.n_holes):
+            for h in range(-1, st.n_holes if st.poly_holes[pid] else 0):
                 if h >= 0:
                     if st.hole_owner[h] != pid:
                         continue
@@ -714,6 +736,7 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
             if w_cycle >= 0:
                 # the hole is now part of the outer cycle
                 st.hole_owner[w_cycle] = -1
+                st.poly_holes[pid] -= 1
                 st.poly_head[pid] = v
                 continue
             # two polygons: v's cycle stays pid, a2's becomes a new one
@@ -721,11 +744,15 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
                 return ERR_POOL
             st.poly_head[pid] = v
             st.poly_head[st.n_polys] = a2
-            for h in range(st.n_holes):
-                if st.hole_owner[h] == pid:
-                    k = st.hole_head[h]
-                    if _inside_cycle(st, a2, st.nu[k], st.nv[k]):
-                        st.hole_owner[h] = st.n_polys
+            st.poly_holes[st.n_polys] = 0
+            if st.poly_holes[pid]:
+                for h in range(st.n_holes):
+                    if st.hole_owner[h] == pid:
+                        k = st.hole_head[h]
+                        if _inside_cycle(st, a2, st.nu[k], st.nv[k]):
+                            st.hole_owner[h] = st.n_polys
+                            st.poly_holes[pid] -= 1
+                            st.poly_holes[st.n_polys] += 1
             st.poly_stack[top] = st.n_polys
             top += 1
             st.n_polys += 1
@@ -734,7 +761,7 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
 
 cdef void _region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
     """Fill-weave-claim from one seed cell."""
-    cdef int r, err
+    cdef int r, err, i0, i1, i2, i3
     if st.metrics:
         st.seeds += 1
     if (st.claims[a][L][v] >> u) & 1:
@@ -746,8 +773,12 @@ cdef void _region(State* st, int a, int L, int u, int v, int positive, uint16_t 
         st.regions += 1
     if st.rv0 == st.rv1 and st.region[v] == ((<uint32_t>1) << u):
         # a single cell: its four corners are turns, and nothing else
-        _emit(st, a, L, positive, material, u, v, u + 1, v, u + 1, v + 1)
-        _emit(st, a, L, positive, material, u, v, u + 1, v + 1, u, v + 1)
+        i0 = _weld(st, a, L, u, v)
+        i1 = _weld(st, a, L, u + 1, v)
+        i2 = _weld(st, a, L, u + 1, v + 1)
+        i3 = _weld(st, a, L, u, v + 1)
+        _emit(st, a, positive, material, i0, i1, i2)
+        _emit(st, a, positive, material, i0, i2, i3)
     else:
         err = _trace(st, a, L)
         if err == ERR_NONE:
@@ -779,7 +810,7 @@ cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
     """Gathering: Parity bits where the cell's material differs from below."""
     cdef State* st = <State*>ctx
     cdef int o[3]
-    cdef int a, s, a0, u0, v0, u, v, e
+    cdef int a, s, a0, u0, v0, u, v, e, start
     cdef uint16_t* pl
     if event != ON_LEAF and event != ON_EMPTY:
         return
@@ -790,14 +821,16 @@ cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
         u0 = o[(a + 1) % 3]
         v0 = o[(a + 2) % 3]
         pl = st.plane[a]
-        for v in range(v0, v0 + s):
-            for u in range(u0, u0 + s):
-                e = SPREAD_U[u] | SPREAD_V[v]
-                if pl[e] != material:
-                    st.pcol[a][u + 32 * v] |= (<uint64_t>1) << a0
-                    st.prow[a][a0][v] |= (<uint32_t>1) << u
-                    st.pcolt[a][a0][u] |= (<uint32_t>1) << v
-                    pl[e] = material
+        start = SPREAD_U[u0] | SPREAD_V[v0]
+        # the footprint of an aligned cell is one contiguous Morton range
+        for e in range(start, start + s * s):
+            if pl[e] != material:
+                u = compact2(e)
+                v = compact2(e >> 1)
+                st.pcol[a][u + 32 * v] |= (<uint64_t>1) << a0
+                st.prow[a][a0][v] |= (<uint32_t>1) << u
+                st.pcolt[a][a0][u] |= (<uint32_t>1) << v
+                pl[e] = material
 
 
 cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
@@ -805,7 +838,7 @@ cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
     """Scanning: leaves seed negative faces over empty, empties positive faces."""
     cdef State* st = <State*>ctx
     cdef int o[3]
-    cdef int a, s, a0, u0, v0, u, v, e
+    cdef int a, s, a0, u0, v0, e, start
     cdef uint16_t below
     cdef uint16_t* pl
     if event != ON_LEAF and event != ON_EMPTY:
@@ -817,16 +850,15 @@ cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
         u0 = o[(a + 1) % 3]
         v0 = o[(a + 2) % 3]
         pl = st.plane[a]
-        for v in range(v0, v0 + s):
-            for u in range(u0, u0 + s):
-                e = SPREAD_U[u] | SPREAD_V[v]
-                below = pl[e]
-                if material != 0:
-                    if below == 0:
-                        _region(st, a, a0, u, v, False, material)
-                elif below != 0:
-                    _region(st, a, a0, u, v, True, below)
-                pl[e] = material
+        start = SPREAD_U[u0] | SPREAD_V[v0]
+        for e in range(start, start + s * s):
+            below = pl[e]
+            if material != 0:
+                if below == 0:
+                    _region(st, a, a0, compact2(e), compact2(e >> 1), False, material)
+            elif below != 0:
+                _region(st, a, a0, compact2(e), compact2(e >> 1), True, below)
+            pl[e] = material
 
 
 cdef void _seed_planes(State* st) noexcept nogil:
@@ -909,6 +941,16 @@ def _as_chunk(voxels):
                 f"material ids must be in 0..65535, got values in {arr.min()}..{arr.max()}")
         arr = arr.astype(np.uint16)
     return arr
+
+
+def _copy_interior(const uint16_t[:, :, :] chunk, uint16_t[:, :, ::1] padded):
+    """padded[1:33, 1:33, 1:33] = chunk (the halo of ``padded`` stays as is)."""
+    cdef int x, y, z
+    with nogil:
+        for x in range(32):
+            for y in range(32):
+                for z in range(32):
+                    padded[x + 1, y + 1, z + 1] = chunk[x, y, z]
 
 
 cdef class Triangle:
@@ -1005,9 +1047,8 @@ cdef class Mesher:
         else:
             dense = _as_chunk(voxels)
         with self._lock:
-            pad = self._standalone
-            pad[1:33, 1:33, 1:33] = dense
-            return self._run(pad, (True, True, True), nodes)
+            _copy_interior(dense, self._standalone)
+            return self._run(self._standalone, (True, True, True), nodes)
 
     def mesh_padded(self, padded, emit_upper=(True, True, True)):
         """Mesh a chunk with its halo: (34, 34, 34) uint16, interior = chunk.
