@@ -103,6 +103,18 @@ def assert_watertight(triangles):
         "mesh has unmatched (boundary or flipped) edges"
 
 
+def assert_even_edges(me):
+    """bmesh's view: every edge of the Blender mesh borders an even, non-zero number of faces."""
+    import bmesh
+    bm = bmesh.new()
+    try:
+        bm.from_mesh(me)
+        counts = np.array([len(edge.link_faces) for edge in bm.edges])
+    finally:
+        bm.free()
+    assert len(counts) and np.all(counts % 2 == 0), "an edge borders an odd number of faces"
+
+
 def assert_materials_match(ob, core_materials):
     """Slots = distinct ids in order; each polygon's slot and raw id equal the core's triangle ids."""
     _, _, slot, raw = mesh_arrays(ob)

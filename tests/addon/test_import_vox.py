@@ -3,8 +3,8 @@ import bpy
 import numpy as np
 import pytest
 import reticulate_core as rc
-from conftest import (SAMPLES, assert_materials_match, assert_watertight, data_pointers, mesh_arrays,
-                      sample)
+from conftest import (SAMPLES, assert_even_edges, assert_materials_match, assert_watertight, data_pointers,
+                      mesh_arrays, sample)
 
 SAMPLE_NAMES = sorted(p.name for p in SAMPLES.glob("*.vox"))
 VOXEL = 0.25
@@ -48,6 +48,7 @@ def test_one_object_per_model_matches_core(name):
         assert np.allclose(world, world_corners(model, core.positions.astype(np.float64)), atol=1e-4)
         assert_materials_match(ob, core.materials)
         assert_watertight(tris)
+        assert_even_edges(ob.data)
         assert ob.hide_render == model.hidden
         total += core.n_triangles
     result = bpy.context.scene.reticulate
