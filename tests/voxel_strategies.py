@@ -160,6 +160,43 @@ def boxes(shape, rng):
     return mask
 
 
+def polyomino_plates(shape, rng):
+    """Plates 1-2 voxels thick whose outline is a random polyomino (holes, pinches, spikes)."""
+    mask = np.zeros(shape, bool)
+    for _ in range(rng.integers(1, 4)):
+        axis = int(rng.integers(3))
+        in_plane = [n for a, n in enumerate(shape) if a != axis]
+        outline = _smooth_noise(tuple(in_plane), rng, int(rng.integers(0, 3)))
+        outline = outline < np.quantile(outline, rng.uniform(0.2, 0.8))
+        start = int(rng.integers(shape[axis]))
+        plate = [slice(None)] * 3
+        plate[axis] = slice(start, start + int(rng.integers(1, 3)))
+        mask[tuple(plate)] |= np.expand_dims(outline, axis)
+    return mask
+
+
+def bumpy_plates(shape, rng):
+    """A slab with one-voxel bumps and dents on both sides and along its rims.
+
+    The bumps' corners land on the slab's large faces and on its straight
+    rims, so those faces need vertices that no corner of their own asks for.
+    """
+    mask = np.zeros(shape, bool)
+    axis = int(rng.integers(3))
+    box = [slice(*sorted(rng.integers(0, n + 1, 2))) for n in shape]
+    thickness = int(rng.integers(1, 4))
+    start = int(rng.integers(0, max(1, shape[axis] - thickness)))
+    box[axis] = slice(start, start + thickness)
+    mask[tuple(box)] = True
+    for _ in range(rng.integers(1, 40)):
+        at = [int(rng.integers(max(0, b.start - 1), min(n, b.stop + 1))) for b, n in zip(box, shape)]
+        where = int(rng.integers(4))                 # bump below, bump above, dent below, dent above
+        at[axis] = (start - 1, start + thickness, start, start + thickness - 1)[where]
+        if 0 <= at[axis] < shape[axis]:
+            mask[tuple(at)] = where < 2
+    return mask
+
+
 def seam_structures(shape, rng):
     """Voxels, bars, plates and pinches placed across chunk seams (multiples of 32).
 
@@ -196,7 +233,8 @@ def seam_structures(shape, rng):
 
 
 KINDS = {f.__name__: f for f in (density, spheres, terrain, caves, checkerboard, thin_walls,
-                                    border_voxels, pinches, plates_with_holes, staircase, boxes)}
+                                    border_voxels, pinches, plates_with_holes, polyomino_plates, bumpy_plates,
+                                    staircase, boxes)}
 
 
 def union(shape, rng):
