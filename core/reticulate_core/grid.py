@@ -27,6 +27,7 @@ import numpy as np
 from .halo import fill_padded, is_uniform
 from .mesh import Mesh
 from .mesher import Mesher
+from .weld import prepare_chunk
 
 CHUNK = 32
 PADDED = CHUNK + 2
@@ -286,19 +287,16 @@ class _SeamKeys:
     """
 
     def __init__(self, corner_lo, corner_hi):
-        self.lo = np.array(corner_lo, dtype=np.int64)
-        spans = [int(n) for n in np.array(corner_hi, dtype=np.int64) - self.lo + 1]
+        self.lo = [int(n) for n in corner_lo]
+        spans = [int(hi) - lo + 1 for lo, hi in zip(self.lo, corner_hi)]
         if spans[0] * spans[1] * spans[2] >= 2**62:
             raise ValueError(f"volume spans {[n - 1 for n in spans]} voxels: too large to number its corners")
         self.dy, self.dz = spans[1], spans[2]
 
     def prepare(self, coords, mesh):
-        local = mesh.positions
-        seam = np.any((local == 0) | (local == CHUNK), axis=1)
-        origin = np.array(coords, dtype=np.int64) * CHUNK
-        corner = local[seam].astype(np.int64) + (origin - self.lo)
-        keys = (corner[:, 0] * self.dy + corner[:, 1]) * self.dz + corner[:, 2]
-        return _Part(local + origin.astype(np.float32), seam, keys, mesh)
+        origin = [int(c) * CHUNK for c in coords]
+        positions, seam, keys = prepare_chunk(mesh.positions, *origin, *self.lo, self.dy, self.dz)
+        return _Part(positions, seam, keys, mesh)
 
 
 class _Part:
