@@ -312,40 +312,27 @@ def _weld(parts):
 
     Result order: the interior vertices of all chunks in chunk order, then the
     distinct seam vertices sorted by key (x, then y, then z).  ``parts`` is
-    consumed: each part is released as it is copied, so the parts and the
-    result are never held in full at the same time.
+    consumed: each kind of array is dropped from the parts as soon as it is
+    joined, so the parts and the result are never held in full at once.
     """
     if not parts:
         return Mesh.empty()
     n_vertices = np.array([len(p.positions) for p in parts], dtype=np.int64)
     n_triangles = np.array([len(p.triangles) for p in parts], dtype=np.int64)
-    n_seam = np.array([len(p.keys) for p in parts], dtype=np.int64)
-    vertex_start = np.concatenate(([0], np.cumsum(n_vertices)))
-    triangle_start = np.concatenate(([0], np.cumsum(n_triangles)))
-    seam_start = np.concatenate(([0], np.cumsum(n_seam)))
-    n_all = int(vertex_start[-1])
+    n_all = int(n_vertices.sum())
 
-    # triangles first (the largest arrays): the parts shrink before the rest is allocated
-    triangles = np.empty((triangle_start[-1], 3), dtype=np.int32)
-    for i, part in enumerate(parts):
-        np.add(part.triangles, np.int32(vertex_start[i]),
-               out=triangles[triangle_start[i]:triangle_start[i + 1]])
-        part.triangles = None
-    materials = np.empty(triangle_start[-1], dtype=np.uint16)
-    faces = np.empty(triangle_start[-1], dtype=np.uint8)
-    positions = np.empty((n_all, 3), dtype=np.float32)
-    seam = np.empty(n_all, dtype=bool)
-    keys = np.empty(seam_start[-1], dtype=np.int64)
-    for i in range(len(parts)):
-        part = parts[i]
-        parts[i] = None
-        rows = slice(triangle_start[i], triangle_start[i + 1])
-        materials[rows] = part.materials
-        faces[rows] = part.faces
-        rows = slice(vertex_start[i], vertex_start[i + 1])
-        positions[rows] = part.positions
-        seam[rows] = part.seam
-        keys[seam_start[i]:seam_start[i + 1]] = part.keys
+    def take_all(name):
+        joined = np.concatenate([getattr(p, name) for p in parts])
+        for p in parts:
+            setattr(p, name, None)
+        return joined
+
+    # triangles first (the largest arrays): the parts shrink before the rest is joined
+    triangles = take_all("triangles")
+    vertex_start = (np.cumsum(n_vertices) - n_vertices).astype(np.int32)
+    triangles += np.repeat(vertex_start, n_triangles)[:, None]
+    materials, faces = take_all("materials"), take_all("faces")
+    positions, seam, keys = take_all("positions"), take_all("seam"), take_all("keys")
     parts.clear()
 
     seam_index = np.flatnonzero(seam)
