@@ -40,6 +40,10 @@ def extension_zip(tmp_path_factory):
 @pytest.fixture(scope="session")
 def addon(extension_zip):
     """The installed and enabled add-on module."""
+    extensions = bpy.utils.user_resource('EXTENSIONS')
+    assert extensions.startswith(USER_RESOURCES), (
+        f"bpy was imported before tests/addon/conftest.py set BLENDER_USER_RESOURCES; the add-on would be "
+        f"installed into the real user folder {extensions}")
     result = bpy.ops.extensions.package_install_files(filepath=str(extension_zip), repo='user_default',
                                                       enable_on_install=True)
     assert result == {'FINISHED'}
