@@ -28,6 +28,11 @@ def obj_counts(path):
     return np.array(vertices), len(faces), groups
 
 
+def read_obj_triangles(path):
+    return np.array([[int(i) - 1 for i in l.split()[1:]] for l in path.read_text().splitlines()
+                     if l.startswith("f ")])
+
+
 @pytest.fixture
 def grid_file(tmp_path):
     volume = np.zeros((40, 20, 10), np.uint16)
@@ -78,6 +83,10 @@ def test_vox_scene_places_all_models(tmp_path):
         placed = rc.mesh_grid(model.voxels).positions @ model.transform[:3, :3].T + model.transform[:3, 3]
         expected |= set(map(tuple, np.round(placed, 6).tolist()))
     assert set(map(tuple, np.round(vertices, 6).tolist())) == expected
+    # outward winding survives rotations and mirrors: the signed volume is the voxel count
+    corners = vertices[read_obj_triangles(out)]
+    volume = np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2])).sum() / 6
+    assert volume == pytest.approx(sum(np.count_nonzero(m.voxels) for m in scene.models))
     mtl = (tmp_path / "scene.mtl").read_text()
     for group in set(groups):
         index = int(group.split("_")[1])
@@ -158,3 +167,23 @@ def test_progress_bar_appears_after_one_second(monkeypatch, capsys):
     bar.close()
     err = capsys.readouterr().err
     assert "big.npy" in err and "5/10 chunks" in err and "10/10 chunks" in err and err.endswith("\n")
+
+
+def test_mirrored_vox_model_keeps_outward_winding(tmp_path):
+    from reticulate_core.io.vox import corner_transform
+    voxels = np.zeros((4, 3, 2), np.uint8)
+    voxels[:3, :2, :] = 5
+    voxels[3, 2, 1] = 9
+    mirror = np.diag([-1.0, 1.0, 1.0])
+    model = rc.io.VoxModel(voxels, corner_transform(mirror, (10, 0, 0), voxels.shape))
+    source = tmp_path / "mirror.vox"
+    rc.io.write_vox(source, [model])
+    assert np.linalg.det(rc.io.read_vox(source).models[0].transform[:3, :3]) < 0
+    out = tmp_path / "mirror.obj"
+    assert run("mesh", source, "-o", out).returncode == 0
+    vertices, _, _ = obj_counts(out)
+    corners = vertices[read_obj_triangles(out)]
+    volume = np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2])).sum() / 6
+    assert volume == pytest.approx(np.count_nonzero(voxels))
+    # x -> -(x - 4 // 2 - 1/2) + 10 + 1/2: the box [0, 4] lands on [9, 13]
+    assert vertices[:, 0].min() == 9 and vertices[:, 0].max() == 13
