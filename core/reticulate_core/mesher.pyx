@@ -151,15 +151,10 @@ cdef inline double _now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
-cdef inline uint16_t _voxel(State* st, int x, int y, int z) noexcept nogil:
-    """Material of chunk voxel (x, y, z), each coordinate in -1..32."""
-    return st.pad[((x + 1) * P + (y + 1)) * P + (z + 1)]
-
-
-cdef inline uint16_t _voxel_axis(State* st, int a, int layer, int u, int v) noexcept nogil:
-    """Voxel at coordinate ``layer`` along axis a, (u, v) in that plane."""
-    return st.pad[(layer + 1) * PAD_STRIDE[a][0] + (u + 1) * PAD_STRIDE[a][1]
-                  + (v + 1) * PAD_STRIDE[a][2]]
+cdef inline const uint16_t* _slab(State* st, int a, int layer) noexcept nogil:
+    """Address of voxel (layer, u=0, v=0) of axis a's frame; step u by
+    PAD_STRIDE[a][1] and v by PAD_STRIDE[a][2] (layer in -1..32)."""
+    return st.pad + (layer + 1) * PAD_STRIDE[a][0] + PAD_STRIDE[a][1] + PAD_STRIDE[a][2]
 
 
 cdef inline uint32_t _label(uint16_t below, uint16_t above, uint32_t tag) noexcept nogil:
@@ -246,18 +241,21 @@ cdef inline uint32_t _close_row(uint32_t r, uint32_t h) noexcept nogil:
 
 cdef void _halo_walls(State* st, int a, int side) noexcept nogil:
     """Walls of the halo slab (voxel layer -1 if side == 0, else 32) on axis a."""
-    cdef int layer = -1 if side == 0 else 32
+    cdef const uint16_t* slab = _slab(st, a, -1 if side == 0 else 32)
+    cdef const uint16_t* row
+    cdef int su = PAD_STRIDE[a][1], sv = PAD_STRIDE[a][2]
     cdef int u, v
     cdef uint32_t wu, wv
     cdef uint16_t m
     for v in range(32):
         wu = 0
         wv = 0
+        row = slab + v * sv
         for u in range(32):
-            m = _voxel_axis(st, a, layer, u, v)
-            if u < 31 and m != _voxel_axis(st, a, layer, u + 1, v):
+            m = row[u * su]
+            if u < 31 and m != row[(u + 1) * su]:
                 wu |= (<uint32_t>1) << u
-            if v < 31 and m != _voxel_axis(st, a, layer, u, v + 1):
+            if v < 31 and m != row[u * su + sv]:
                 wv |= (<uint32_t>1) << u
         st.halo_wu[a][side][v] = wu
         st.halo_wv[a][side][v] = wv
@@ -759,15 +757,21 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
     return ERR_NONE
 
 
-cdef void _region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
-    """Fill-weave-claim from one seed cell."""
+cdef inline void _region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
+    """Seed cell (u, v): skip it when claimed, else fill-weave-claim its region."""
+    if (st.claims[a][L][v] >> u) & 1:
+        if st.metrics:
+            st.seeds += 1
+            st.seeds_claimed += 1
+        return
+    _new_region(st, a, L, u, v, positive, material)
+
+
+cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
+    """Fill-weave-claim from an unclaimed seed cell."""
     cdef int r, err, i0, i1, i2, i3
     if st.metrics:
         st.seeds += 1
-    if (st.claims[a][L][v] >> u) & 1:
-        if st.metrics:
-            st.seeds_claimed += 1
-        return
     _fill(st, a, L, u, v)
     if st.metrics:
         st.regions += 1
@@ -793,9 +797,14 @@ cdef void _region(State* st, int a, int L, int u, int v, int positive, uint16_t 
 
 cdef uint32_t SPREAD_U[32]
 cdef uint32_t SPREAD_V[32]
+cdef uint8_t DECODE_U[1024]
+cdef uint8_t DECODE_V[1024]
 for _i in range(32):
     SPREAD_U[_i] = spread2(_i)
     SPREAD_V[_i] = spread2(_i) << 1
+for _i in range(1024):
+    DECODE_U[_i] = compact2(_i)
+    DECODE_V[_i] = compact2(_i >> 1)
 
 
 cdef inline void _cell_origin(uint32_t code, int depth, int* o) noexcept nogil:
@@ -825,8 +834,8 @@ cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
         # the footprint of an aligned cell is one contiguous Morton range
         for e in range(start, start + s * s):
             if pl[e] != material:
-                u = compact2(e)
-                v = compact2(e >> 1)
+                u = DECODE_U[e]
+                v = DECODE_V[e]
                 st.pcol[a][u + 32 * v] |= (<uint64_t>1) << a0
                 st.prow[a][a0][v] |= (<uint32_t>1) << u
                 st.pcolt[a][a0][u] |= (<uint32_t>1) << v
@@ -855,24 +864,29 @@ cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
             below = pl[e]
             if material != 0:
                 if below == 0:
-                    _region(st, a, a0, compact2(e), compact2(e >> 1), False, material)
+                    _region(st, a, a0, DECODE_U[e], DECODE_V[e], False, material)
             elif below != 0:
-                _region(st, a, a0, compact2(e), compact2(e >> 1), True, below)
+                _region(st, a, a0, DECODE_U[e], DECODE_V[e], True, below)
             pl[e] = material
 
 
 cdef void _seed_planes(State* st) noexcept nogil:
     """Material planes = the halo layer -1 of each axis."""
-    cdef int a, u, v
+    cdef int a, u, v, su, sv
+    cdef const uint16_t* slab
     for a in range(3):
+        slab = _slab(st, a, -1)
+        su = PAD_STRIDE[a][1]
+        sv = PAD_STRIDE[a][2]
         for v in range(32):
             for u in range(32):
-                st.plane[a][SPREAD_U[u] | SPREAD_V[v]] = _voxel_axis(st, a, -1, u, v)
+                st.plane[a][SPREAD_U[u] | SPREAD_V[v]] = slab[u * su + v * sv]
 
 
 cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     """Mesh st.pad whose interior's compact stream is st.nodes[:n_nodes]."""
-    cdef int a, u, v, e
+    cdef int a, u, v, e, su, sv
+    cdef const uint16_t* slab
     cdef uint16_t below, above
     cdef double t0 = 0
     memset(st.pcol, 0, sizeof(st.pcol))
@@ -893,9 +907,12 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     _seed_planes(st)
     compact_walk_c(st.nodes, n_nodes, True, _gather_visit, st)
     for a in range(3):
+        slab = _slab(st, a, 32)
+        su = PAD_STRIDE[a][1]
+        sv = PAD_STRIDE[a][2]
         for v in range(32):
             for u in range(32):
-                if st.plane[a][SPREAD_U[u] | SPREAD_V[v]] != _voxel_axis(st, a, 32, u, v):
+                if st.plane[a][SPREAD_U[u] | SPREAD_V[v]] != slab[u * su + v * sv]:
                     st.pcol[a][u + 32 * v] |= (<uint64_t>1) << 32
                     st.prow[a][32][v] |= (<uint32_t>1) << u
                     st.pcolt[a][32][u] |= (<uint32_t>1) << v
@@ -908,10 +925,13 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     for a in range(3):
         if not st.emit_upper[a]:
             continue
+        slab = _slab(st, a, 32)
+        su = PAD_STRIDE[a][1]
+        sv = PAD_STRIDE[a][2]
         for v in range(32):
             for u in range(32):
                 below = st.plane[a][SPREAD_U[u] | SPREAD_V[v]]
-                above = _voxel_axis(st, a, 32, u, v)
+                above = slab[u * su + v * sv]
                 if below != 0 and above == 0:
                     _region(st, a, 32, u, v, True, below)
                 elif below == 0 and above != 0:
@@ -922,6 +942,16 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     for e in range(st.n_positions):
         st.weld[(<int>st.positions[3 * e] * W + <int>st.positions[3 * e + 1]) * W
                 + <int>st.positions[3 * e + 2]] = -1
+
+
+cdef bint _all_empty(const uint16_t* pad) noexcept nogil:
+    """Whether the whole padded block (chunk and halo) is 0: nothing to mesh."""
+    cdef const uint64_t* words = <const uint64_t*>pad
+    cdef int i
+    for i in range(9826):   # 34^3 uint16 = 9826 uint64 words
+        if words[i]:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------- Python API
@@ -943,14 +973,18 @@ def _as_chunk(voxels):
     return arr
 
 
-def _copy_interior(const uint16_t[:, :, :] chunk, uint16_t[:, :, ::1] padded):
+def _copy_interior(chunk, uint16_t[:, :, ::1] padded):
     """padded[1:33, 1:33, 1:33] = chunk (the halo of ``padded`` stays as is)."""
-    cdef int x, y, z
+    cdef const uint16_t[:, :, ::1] rows
+    cdef int x, y
+    if not chunk.flags.c_contiguous:
+        padded.base[1:33, 1:33, 1:33] = chunk
+        return
+    rows = chunk
     with nogil:
         for x in range(32):
             for y in range(32):
-                for z in range(32):
-                    padded[x + 1, y + 1, z + 1] = chunk[x, y, z]
+                memcpy(&padded[x + 1, y + 1, 1], &rows[x, y, 0], 32 * sizeof(uint16_t))
 
 
 cdef class Triangle:
@@ -1087,9 +1121,16 @@ cdef class Mesher:
             st.emit_upper[a] = flags[a]
         st.pad = &pad[0, 0, 0]
         with nogil:
-            if nodes is None:
-                n_nodes = compact_from_dense_c(pad[1:33, 1:33, 1:33], st.nodes)
-            _mesh_state(st, n_nodes)
+            if _all_empty(st.pad):
+                st.n_positions = 0
+                st.n_triangles = 0
+                st.error = ERR_NONE
+                st.regions = st.seeds = st.seeds_claimed = 0
+                st.t_gather = st.t_scan = 0
+            else:
+                if nodes is None:
+                    n_nodes = compact_from_dense_c(pad[1:33, 1:33, 1:33], st.nodes)
+                _mesh_state(st, n_nodes)
         st.pad = NULL
         if st.error != ERR_NONE:
             err = st.error
