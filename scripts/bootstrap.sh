@@ -15,11 +15,5 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
   "$VENV/bin/python" -m pip install --quiet -r requirements-dev.txt
   echo "$want" > "$stamp"
 fi
-# Build from a clean copy of the sources, so that in-place development builds
-# (.c/.so files, core/build) can neither leak into nor race with this build.
 echo "bootstrap: building reticulate_core"
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
-tar -C core --exclude=build --exclude='*.so' --exclude='*.c' --exclude='*.egg-info' \
-    --exclude=__pycache__ -cf - . | tar -C "$src" -xf -
-"$VENV/bin/python" -m pip install --quiet --no-build-isolation --no-deps --force-reinstall "$src"
+bash scripts/build_core.sh

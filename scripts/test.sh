@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# The test command of README.md: set everything up, then run the whole suite.
+# The test command of README.md: set everything up, type-check the add-on,
+# run the whole suite, then run the core's property suites once more against
+# a build of the Cython kernels with bounds checking on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
-exec .venv/bin/python -m pytest tests "$@"
+bash scripts/typecheck.sh
+.venv/bin/python -m pytest tests "$@"
+echo "test: property suites against a bounds-checked build of the core"
+bash scripts/build_core.sh --checked --target build/checked-core
+PYTHONPATH=build/checked-core .venv/bin/python -m pytest tests/core tests/mesher tests/grid "$@"
