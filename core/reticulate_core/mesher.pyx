@@ -795,6 +795,7 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
 
 # ---------------------------------------------------------------- walks
 
+cdef uint64_t LANES = 0x0001000100010001ULL      # one in each 16-bit lane
 cdef uint32_t SPREAD_U[32]
 cdef uint32_t SPREAD_V[32]
 cdef uint8_t DECODE_U[1024]
@@ -814,12 +815,25 @@ cdef inline void _cell_origin(uint32_t code, int depth, int* o) noexcept nogil:
     o[2] = compact3(code >> 2) << shift
 
 
+cdef inline void _gather_entry(State* st, int a, int a0, int e, uint16_t material) noexcept nogil:
+    """Parity bit at layer a0 where plane entry e of axis a differs; then store the material."""
+    cdef int u, v
+    if st.plane[a][e] != material:
+        u = DECODE_U[e]
+        v = DECODE_V[e]
+        st.pcol[a][u + 32 * v] |= (<uint64_t>1) << a0
+        st.prow[a][a0][v] |= (<uint32_t>1) << u
+        st.pcolt[a][a0][u] |= (<uint32_t>1) << v
+        st.plane[a][e] = material
+
+
 cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
                         uint16_t material) noexcept nogil:
     """Gathering: Parity bits where the cell's material differs from below."""
     cdef State* st = <State*>ctx
     cdef int o[3]
-    cdef int a, s, a0, u0, v0, u, v, e, start
+    cdef int a, s, a0, u0, v0, e, k, start
+    cdef uint64_t word, fill = LANES * material
     cdef uint16_t* pl
     if event != ON_LEAF and event != ON_EMPTY:
         return
@@ -831,15 +845,27 @@ cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
         v0 = o[(a + 2) % 3]
         pl = st.plane[a]
         start = SPREAD_U[u0] | SPREAD_V[v0]
-        # the footprint of an aligned cell is one contiguous Morton range
-        for e in range(start, start + s * s):
-            if pl[e] != material:
-                u = DECODE_U[e]
-                v = DECODE_V[e]
-                st.pcol[a][u + 32 * v] |= (<uint64_t>1) << a0
-                st.prow[a][a0][v] |= (<uint32_t>1) << u
-                st.pcolt[a][a0][u] |= (<uint32_t>1) << v
-                pl[e] = material
+        # the footprint of an aligned cell is one contiguous Morton range;
+        # from s = 2 on it is made of aligned 4-entry words
+        if s == 1:
+            _gather_entry(st, a, a0, start, material)
+            continue
+        for e in range(start, start + s * s, 4):
+            memcpy(&word, &pl[e], 8)
+            if word != fill:
+                for k in range(e, e + 4):
+                    _gather_entry(st, a, a0, k, material)
+
+
+cdef inline void _scan_entry(State* st, int a, int a0, int e, uint16_t material) noexcept nogil:
+    """Seed the face below plane entry e of axis a, if any; then store the material."""
+    cdef uint16_t below = st.plane[a][e]
+    if material != 0:
+        if below == 0:
+            _region(st, a, a0, DECODE_U[e], DECODE_V[e], False, material)
+    elif below != 0:
+        _region(st, a, a0, DECODE_U[e], DECODE_V[e], True, below)
+    st.plane[a][e] = material
 
 
 cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
@@ -847,8 +873,8 @@ cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
     """Scanning: leaves seed negative faces over empty, empties positive faces."""
     cdef State* st = <State*>ctx
     cdef int o[3]
-    cdef int a, s, a0, u0, v0, e, start
-    cdef uint16_t below
+    cdef int a, s, a0, u0, v0, e, k, start
+    cdef uint64_t word, fill = LANES * material
     cdef uint16_t* pl
     if event != ON_LEAF and event != ON_EMPTY:
         return
@@ -860,14 +886,21 @@ cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
         v0 = o[(a + 2) % 3]
         pl = st.plane[a]
         start = SPREAD_U[u0] | SPREAD_V[v0]
-        for e in range(start, start + s * s):
-            below = pl[e]
+        if s == 1:
+            _scan_entry(st, a, a0, start, material)
+            continue
+        # 4-entry words: skip those without seeds (no 0 lane under a leaf,
+        # all lanes 0 under an empty cell), then set them to the cell's material
+        for e in range(start, start + s * s, 4):
+            memcpy(&word, &pl[e], 8)
             if material != 0:
-                if below == 0:
-                    _region(st, a, a0, DECODE_U[e], DECODE_V[e], False, material)
-            elif below != 0:
-                _region(st, a, a0, DECODE_U[e], DECODE_V[e], True, below)
-            pl[e] = material
+                if ((word - LANES) & ~word & (LANES << 15)) == 0:
+                    memcpy(&pl[e], &fill, 8)
+                    continue
+            elif word == 0:
+                continue
+            for k in range(e, e + 4):
+                _scan_entry(st, a, a0, k, material)
 
 
 cdef void _seed_planes(State* st) noexcept nogil:
