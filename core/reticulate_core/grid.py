@@ -13,9 +13,9 @@ Each chunk is meshed by ``Mesher.mesh_padded`` from a (34, 34, 34) padded
 block (the chunk plus one voxel of halo, 0 beyond the grid); a chunk emits the
 faces of its layers 0..31 and, when it is the last chunk along an axis, layer
 32 too.  Chunks whose padded block holds one value have no faces and are
-skipped.  Chunks are processed and concatenated in chunk order (x, then y,
-then z slowest to fastest is C order of the chunk index), so the output does
-not depend on the number of workers.
+skipped.  Chunks are processed and concatenated in chunk order (C order of
+the chunk index: x slowest, z fastest), so the output does not depend on the
+number of workers.
 """
 import os
 import threading
@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .halo import fill_padded, is_uniform
+from .manifold import split_nonmanifold
 from .mesh import Mesh
 from .mesher import Mesher
 from .weld import prepare_chunk
@@ -49,7 +50,6 @@ def mesh_grid(volume, *, workers=None, progress=None, manifold=False):
     parts = [part for _, part in _mesh_all(source, workers, progress, seams.prepare)]
     mesh = _weld(parts)
     if manifold:
-        from .manifold import split_nonmanifold
         mesh = split_nonmanifold(mesh)
     return mesh
 
