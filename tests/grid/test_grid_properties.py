@@ -10,7 +10,10 @@ giving identical arrays.  ``manifold=True`` output is still an exact,
 watertight cover (by position; positions may then repeat) in which every
 edge is used by exactly two triangles.
 """
+from pathlib import Path
+
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import meshcheck as mc
@@ -24,6 +27,7 @@ SMALL_SHAPES = st.sampled_from([s for s in vs.AWKWARD_SHAPES if np.prod(s) <= 33
 SPARSE_KINDS = ("seam_structures", "spheres", "terrain", "thin_walls", "border_voxels", "pinches",
                 "plates_with_holes", "staircase", "boxes", "union")
 DENSE_KINDS = ("density", "caves", "checkerboard")
+SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "samples" / "vox"
 
 
 def same_arrays(a, b):
@@ -128,3 +132,10 @@ def test_edge_and_corner_contacts_across_seams_are_split_by_manifold():
     except AssertionError:
         return
     raise AssertionError("the welded mesh of an edge contact cannot be manifold; check_manifold missed it")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SAMPLES.glob("*.vox")))
+def test_sample_models(name):
+    # Real MagicaVoxel models (up to 256x256x64, up to 255 materials).
+    for index, model in enumerate(rc.io.read_vox(SAMPLES / name).models):
+        check_grid(f"{name} model {index}", model.voxels)
