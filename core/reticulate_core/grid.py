@@ -291,6 +291,9 @@ class _SeamKeys:
         spans = [int(hi) - lo + 1 for lo, hi in zip(self.lo, corner_hi)]
         if spans[0] * spans[1] * spans[2] >= 2**62:
             raise ValueError(f"volume spans {[n - 1 for n in spans]} voxels: too large to number its corners")
+        if max(abs(n) for n in list(corner_lo) + list(corner_hi)) > 2**24:
+            raise ValueError("volume reaches beyond grid coordinate +-2**24, which float32 "
+                             "positions cannot hold exactly")
         self.dy, self.dz = spans[1], spans[2]
 
     def prepare(self, coords, mesh):

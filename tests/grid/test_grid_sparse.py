@@ -117,3 +117,9 @@ def test_sparse_box_too_large_to_number():
     block = np.ones((32, 32, 32), np.uint16)
     with pytest.raises(ValueError, match="too large"):
         rc.mesh_grid({(0, 0, 0): np.zeros((32, 32, 32), np.uint16), (2**20, 2**20, 2**20): block})
+
+
+def test_sparse_coordinates_beyond_float32_precision():
+    block = np.ones((32, 32, 32), np.uint16)
+    with pytest.raises(ValueError, match="float32"):
+        rc.mesh_grid({(2**19, 0, 0): block})
