@@ -3,8 +3,8 @@
     .venv/bin/python scripts/bench_blender.py [--repeat N]
 
 Cases: the largest sample .vox (``rt_terrain256.vox``, through
-``reticulate.import_vox``) and a 256^3 terrain grid saved as .npy (through
-``reticulate.mesh_array``).  For each: reading the file, the core mesher
+``reticulate.import_vox``), a 256^3 terrain grid and an 80^3 white-noise grid
+(about 1.1 million triangles) saved as .npy (through ``reticulate.mesh_array``).  For each: reading the file, the core mesher
 (``mesh_grid``), building the Blender mesh with its materials
 (``mesh_build.build_mesh``), and the operator end to end (file to linked
 object).  Target: end to end <= 1 s.  Prints the median of N runs.
@@ -69,7 +69,7 @@ def main(argv=None):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     addon = addon_module()
     import reticulate_core as rc
-    from reticulate_core.samples import terrain_grid
+    from reticulate_core.samples import noise_grid, terrain_grid
 
     print(f"{'case':<28} {'tris':>9} {'verts':>9} {'read':>7} {'core':>7} {'build':>7} {'end2end':>9}  (seconds)")
     vox = SAMPLES / "rt_terrain256.vox"
@@ -80,6 +80,10 @@ def main(argv=None):
         np.save(npy, terrain_grid((256, 256, 256), materials=4, seed=1))
         bench_case(bpy, addon, rc, "terrain 256^3 (.npy)", lambda: rc.io.load_grid(npy),
                    lambda: bpy.ops.reticulate.mesh_array(filepath=str(npy)), args.repeat)
+        noise = Path(tmp) / "noise80.npy"
+        np.save(noise, noise_grid((80, 80, 80), 0.3, seed=2))
+        bench_case(bpy, addon, rc, "noise 80^3 (~1.1M tris)", lambda: rc.io.load_grid(noise),
+                   lambda: bpy.ops.reticulate.mesh_array(filepath=str(noise)), args.repeat)
     return 0
 
 
