@@ -101,7 +101,7 @@ cdef struct State:
     # current region
     uint32_t region[32]
     uint32_t visited[32]
-    uint64_t rowx[34]            # region rows shifted: bit u + 1 of rowx[v + 1] is cell (u, v)
+    uint64_t edges[4][33]        # bit u of edges[d][v]: boundary edge leaving point (u, v) in direction d
     int rv0, rv1
     # polygon node pool
     int nu[POOL]
@@ -239,6 +239,17 @@ cdef inline uint32_t _close_row(uint32_t r, uint32_t h) noexcept nogil:
 
 # ---------------------------------------------------------------- parity walls
 
+cdef bint _uniform_slab(const uint16_t* slab, int su, int sv) noexcept nogil:
+    """Whether the 32x32 voxels slab[u * su + v * sv] are all equal."""
+    cdef int u, v
+    cdef uint16_t m = slab[0]
+    for v in range(32):
+        for u in range(32):
+            if slab[u * su + v * sv] != m:
+                return False
+    return True
+
+
 cdef void _halo_walls(State* st, int a, int side) noexcept nogil:
     """Walls of the halo slab (voxel layer -1 if side == 0, else 32) on axis a."""
     cdef const uint16_t* slab = _slab(st, a, -1 if side == 0 else 32)
@@ -247,6 +258,11 @@ cdef void _halo_walls(State* st, int a, int side) noexcept nogil:
     cdef int u, v
     cdef uint32_t wu, wv
     cdef uint16_t m
+    st.halo_walls_ready[a][side] = True
+    if _uniform_slab(slab, su, sv):
+        memset(st.halo_wu[a][side], 0, sizeof(st.halo_wu[a][side]))
+        memset(st.halo_wv[a][side], 0, sizeof(st.halo_wv[a][side]))
+        return
     for v in range(32):
         wu = 0
         wv = 0
@@ -259,7 +275,6 @@ cdef void _halo_walls(State* st, int a, int side) noexcept nogil:
                 wv |= (<uint32_t>1) << u
         st.halo_wu[a][side][v] = wu
         st.halo_wv[a][side][v] = wv
-    st.halo_walls_ready[a][side] = True
 
 
 cdef inline uint32_t _walls_u(State* st, int a, int slab, int v) noexcept nogil:
@@ -409,20 +424,28 @@ cdef void _fill(State* st, int a, int L, int u0, int v0) noexcept nogil:
 
 # ---------------------------------------------------------------- weave
 
-cdef inline bint _cell(State* st, int u, int v) noexcept nogil:
-    """Cell (u, v) in the region, u and v in -1..32 (st.rowx is set up by _trace)."""
-    return (st.rowx[v + 1] >> (u + 1)) & 1
+cdef void _edge_masks(State* st) noexcept nogil:
+    """st.edges for rows rv0..rv1 + 1 of the region (directions 0 +u, 1 +v, 2 -u, 3 -v).
+
+    Edge +u leaves (u, v) below cell (u, v) when (u, v - 1) is outside; +v
+    right of cell (u - 1, v) when (u, v) is outside; -u above cell
+    (u - 1, v - 1) when (u - 1, v) is outside; -v left of cell (u, v - 1)
+    when (u - 1, v - 1) is outside.
+    """
+    cdef int v
+    cdef uint64_t here, below
+    for v in range(st.rv0, st.rv1 + 2):
+        here = st.region[v] if v <= st.rv1 else 0
+        below = st.region[v - 1] if v > st.rv0 else 0
+        st.edges[0][v] = here & ~below
+        st.edges[1][v] = (here << 1) & ~here
+        st.edges[2][v] = (below & ~here) << 1
+        st.edges[3][v] = below & ~(below << 1)
 
 
 cdef inline bint _has_edge(State* st, int u, int v, int d) noexcept nogil:
     """Boundary edge leaving lattice point (u, v) in direction d, region on its left."""
-    if d == 0:
-        return _cell(st, u, v) and not _cell(st, u, v - 1)
-    if d == 1:
-        return _cell(st, u - 1, v) and not _cell(st, u, v)
-    if d == 2:
-        return _cell(st, u - 1, v - 1) and not _cell(st, u - 1, v)
-    return _cell(st, u, v - 1) and not _cell(st, u - 1, v - 1)
+    return (st.edges[d][v] >> u) & 1
 
 
 cdef int _trace(State* st, int a, int L) noexcept nogil:
@@ -440,11 +463,9 @@ cdef int _trace(State* st, int a, int L) noexcept nogil:
     cdef int64_t area
     st.n_nodes = 0
     st.n_cycles = 0
-    st.rowx[st.rv0] = 0
-    st.rowx[st.rv1 + 2] = 0
+    _edge_masks(st)
     for v in range(st.rv0, st.rv1 + 1):
         st.visited[v] = 0
-        st.rowx[v + 1] = (<uint64_t>st.region[v]) << 1
     for v in range(st.rv0, st.rv1 + 1):
         below = st.region[v - 1] if v > 0 else 0
         while True:
