@@ -1028,17 +1028,23 @@ def _as_chunk(voxels):
 
 
 def _copy_interior(chunk, uint16_t[:, :, ::1] padded):
-    """padded[1:33, 1:33, 1:33] = chunk (the halo of ``padded`` stays as is)."""
+    """padded[1:33, 1:33, 1:33] = chunk (the halo of ``padded`` stays as is);
+    returns whether the chunk has any solid voxel."""
     cdef const uint16_t[:, :, ::1] rows
-    cdef int x, y
+    cdef int x, y, k
+    cdef uint64_t word, solid = 0
     if not chunk.flags.c_contiguous:
         padded.base[1:33, 1:33, 1:33] = chunk
-        return
+        return bool(chunk.any())
     rows = chunk
     with nogil:
         for x in range(32):
             for y in range(32):
                 memcpy(&padded[x + 1, y + 1, 1], &rows[x, y, 0], 32 * sizeof(uint16_t))
+                for k in range(8):
+                    memcpy(&word, &rows[x, y, 4 * k], 8)
+                    solid |= word
+    return solid != 0
 
 
 cdef class Triangle:
@@ -1135,7 +1141,12 @@ cdef class Mesher:
         else:
             dense = _as_chunk(voxels)
         with self._lock:
-            _copy_interior(dense, self._standalone)
+            if not _copy_interior(dense, self._standalone):
+                if self.metrics:
+                    self._last_metrics = dict(regions=0, seeds=0, seeds_claimed=0, triangles=0,
+                                              gather_seconds=0.0, scan_seconds=0.0)
+                return Mesh(np.empty((0, 3), np.float32), np.empty((0, 3), np.int32),
+                            np.empty(0, np.uint16), np.empty(0, np.uint8))
             return self._run(self._standalone, (True, True, True), nodes)
 
     def mesh_padded(self, padded, emit_upper=(True, True, True)):
@@ -1195,13 +1206,17 @@ cdef class Mesher:
         triangles = np.empty((nt, 3), dtype=np.int32)
         materials = np.empty(nt, dtype=np.uint16)
         faces = np.empty(nt, dtype=np.uint8)
-        cdef float[:, ::1] mp = positions
-        cdef int32_t[:, ::1] mt = triangles
-        cdef uint16_t[::1] mm = materials
-        cdef uint8_t[::1] mf = faces
+        cdef float[:, ::1] mp
+        cdef int32_t[:, ::1] mt
+        cdef uint16_t[::1] mm
+        cdef uint8_t[::1] mf
         if nv:
+            mp = positions
             memcpy(&mp[0, 0], st.positions, nv * 3 * sizeof(float))
         if nt:
+            mt = triangles
+            mm = materials
+            mf = faces
             memcpy(&mt[0, 0], st.triangles, nt * 3 * sizeof(int32_t))
             memcpy(&mm[0], st.materials, nt * sizeof(uint16_t))
             memcpy(&mf[0], st.faces, nt * sizeof(uint8_t))
