@@ -1,4 +1,5 @@
 """The built zip is a valid extension that installs and registers everything."""
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -59,3 +60,18 @@ def test_cli_command_meshes_in_process(addon, tmp_path):
     assert addon.batch.cli([str(sample("rt_torture.vox")), "--out", str(out), "--format", "obj"]) == 0
     assert (out / "rt_torture.obj").is_file()
     assert addon.batch.cli([str(tmp_path / "missing.vox"), "--out", str(out)]) == 1
+
+
+def test_repository_manifest_validates(tmp_path):
+    """The committed manifest, unchanged, beside the add-on package is a valid extension source."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        from build_extension import find_blender_ext
+    finally:
+        sys.path.pop(0)
+    source = tmp_path / "reticulate"
+    shutil.copytree(REPO / "reticulate_addon", source, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(REPO / "blender_manifest.toml", source / "blender_manifest.toml")
+    done = subprocess.run([sys.executable, find_blender_ext(), "validate", str(source)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
