@@ -49,15 +49,18 @@ cdef extern from *:
     int ret_ctz32(unsigned int x) noexcept nogil
 
 
-# error codes (raised after the nogil section)
-
 cdef enum:
-    P = 34  # padded edge
+    P = 34              # padded edge
     PP = 34 * 34
-    W = 33  # weld table edge (corner coordinates 0..32)
-    POOL = 16384  # polygon nodes per region (>= 5 * 2 * 33 * 33)
-    MAX_CYCLES = 1200  # boundary cycles per region (<= 33 * 33 / 1 + 1)
-    MAX_POLYS = 4096  # pending polygons while weaving
+    W = 33              # weld table edge (corner coordinates 0..32)
+    # Bounds of one region (at most 32x32 cells): B <= 2 * 33 * 33 boundary
+    # passes, at most 256 holes (they are 8-separated), T = B - 2 chi
+    # triangles; the weaver adds 2 nodes per diagonal (<= T + holes), so
+    # nodes <= B + 2 (T + 2 holes) < 10000.
+    POOL = 16384        # polygon nodes
+    MAX_CYCLES = 1200   # boundary cycles (outer + holes)
+    MAX_POLYS = 4096    # polygons split off while weaving (<= T)
+    # error codes, raised after the nogil section (never expected: guards)
     ERR_NONE = 0
     ERR_MEMORY = 1
     ERR_POOL = 2
@@ -630,10 +633,9 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
     emits a triangle or adds a diagonal, so the loop is bounded.
     """
     cdef int i, h, k, outer, pid, top, v, p, n, w, w_cycle, cand, best, count
-    cdef int best_hole, a2, steps, max_steps, umin, umax, vmax
+    cdef int a2, steps, max_steps, umin, umax, vmax
     cdef int vu, vv, pu_, pv_, nu_, nv_, wu, wv
     cdef int64_t d, bestd, area
-    cdef bint found
     outer = -1
     st.n_holes = 0
     for i in range(st.n_cycles):
@@ -689,7 +691,6 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
                 break
             # farthest node from line p-n inside the closed triangle (p, v, n)
             best = -1
-            best_hole = -1
             bestd = -1
             umin = min(pu_, min(vu, nu_))
             umax = max(pu_, max(vu, nu_))
@@ -715,7 +716,6 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
                             if d > bestd:
                                 bestd = d
                                 best = k
-                                best_hole = h
                     k = st.nnext[k]
                     if k == cand:
                         break
@@ -1055,9 +1055,9 @@ cdef class Triangle:
     voxel to the empty one); ``face()`` is ``2 * axis + 1`` when that normal
     points to +axis, else ``2 * axis`` (DESIGN.md's ``faces`` code).
     """
-    cdef readonly tuple _vertices
-    cdef readonly int _material
-    cdef readonly int _face
+    cdef tuple _vertices
+    cdef int _material
+    cdef int _face
 
     def __init__(self, vertices, int material, int face):
         self._vertices = tuple(tuple(int(c) for c in p) for p in vertices)
