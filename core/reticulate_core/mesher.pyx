@@ -125,6 +125,10 @@ cdef struct State:
     int poly_stack[MAX_POLYS]
     # welding
     int32_t weld[W * W * W]
+    # S membership of lattice points tested in this chunk: 0 unknown, 1 no, 2 yes
+    uint8_t in_s[W * W * W]
+    int32_t s_touched[W * W * W]
+    int n_s_touched
     # output
     float* positions
     int n_positions
@@ -459,7 +463,7 @@ cdef int _trace(State* st, int a, int L) noexcept nogil:
     cells it bounds and passes a pinch point once per cell corner.  A node
     is kept where the boundary turns or where the point is in S.
     """
-    cdef int v, u, pu, pv, d, nd, first, last, steps, k, n
+    cdef int v, u, pu, pv, d, nd, first, last, steps, k, n, key
     cdef int c[3]
     cdef bint keep
     cdef uint32_t todo, below
@@ -501,10 +505,15 @@ cdef int _trace(State* st, int a, int L) noexcept nogil:
                 if nd != d:
                     keep = True
                 else:
-                    c[a] = L
-                    c[(a + 1) % 3] = pu
-                    c[(a + 2) % 3] = pv
-                    keep = _is_vertex(st, c[0], c[1], c[2])
+                    key = L * WELD_STRIDE[a][0] + pu * WELD_STRIDE[a][1] + pv * WELD_STRIDE[a][2]
+                    if st.in_s[key] == 0:
+                        c[a] = L
+                        c[(a + 1) % 3] = pu
+                        c[(a + 2) % 3] = pv
+                        st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
+                        st.s_touched[st.n_s_touched] = key
+                        st.n_s_touched += 1
+                    keep = st.in_s[key] == 2
                 if keep:
                     if st.n_nodes == POOL:
                         return ERR_POOL
@@ -992,7 +1001,10 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
                     _region(st, a, 32, u, v, False, above)
     if st.metrics:
         st.t_scan = _now() - t0
-    # reset the touched weld entries
+    # reset the touched weld and S entries
+    for e in range(st.n_s_touched):
+        st.in_s[st.s_touched[e]] = 0
+    st.n_s_touched = 0
     for e in range(st.n_positions):
         st.weld[(<int>st.positions[3 * e] * W + <int>st.positions[3 * e + 1]) * W
                 + <int>st.positions[3 * e + 2]] = -1
