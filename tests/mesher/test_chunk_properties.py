@@ -10,7 +10,7 @@ small grid and reported as a numpy literal.
 """
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 import meshcheck as mc
 import reticulate_core as rc
@@ -119,6 +119,56 @@ def test_full_and_empty_chunks():
     check_chunk("empty chunk", np.zeros(vs.CHUNK_SHAPE, np.uint16))
     check_chunk("full chunk", np.full(vs.CHUNK_SHAPE, 65535, np.uint16))
     assert len(rc.mesh_chunk(np.full(vs.CHUNK_SHAPE, 3, np.uint16)).triangles) == 12
+
+
+def mutated(mesh, triangles, materials=None, faces=None, positions=None):
+    return rc.Mesh(mesh.positions if positions is None else positions, triangles,
+                   mesh.materials if materials is None else materials, mesh.faces if faces is None else faces)
+
+
+@settings(max_examples=40)
+@given(vs.grids(kinds=("spheres", "terrain", "plates_with_holes", "polyomino_plates", "boxes", "staircase"),
+                materials=(1, 3)), st.integers(0, 2 ** 31))
+def test_checker_rejects_mutated_mesher_output(example, pick):
+    # The checker on real mesher output (long slanted edges), not only on hand-made meshes.
+    _, grid = example
+    mesh = rc.mesh_chunk(grid)
+    assume(len(mesh.triangles) > 0)
+    t = pick % len(mesh.triangles)
+    keep = np.arange(len(mesh.triangles)) != t
+    dropped = mutated(mesh, mesh.triangles[keep], mesh.materials[keep], mesh.faces[keep])
+    flipped_triangles, flipped_faces = mesh.triangles.copy(), mesh.faces.copy()
+    flipped_triangles[t] = flipped_triangles[t, [0, 2, 1]]
+    flipped_faces[t] ^= 1
+    doubled = np.concatenate([mesh.triangles, mesh.triangles[t:t + 1]])
+    recoloured = mesh.materials.copy()
+    recoloured[t] = recoloured[t] % 65535 + 1
+    for bad in (dropped, mutated(mesh, flipped_triangles, faces=flipped_faces),
+                mutated(mesh, doubled, np.concatenate([mesh.materials, mesh.materials[t:t + 1]]),
+                        np.concatenate([mesh.faces, mesh.faces[t:t + 1]])),
+                mutated(mesh, mesh.triangles, materials=recoloured)):
+        with pytest.raises(AssertionError):
+            mc.check_exact_cover(grid, bad)
+    with pytest.raises(AssertionError):
+        mc.check_watertight(dropped)
+
+    # Split one triangle at a lattice point inside one of its edges: still an exact
+    # cover, but the neighbour across that edge now has a T-junction.
+    corners = mesh.positions[mesh.triangles].astype(np.int64)
+    lengths = np.gcd.reduce(np.abs(corners[:, [1, 2, 0]] - corners), axis=2)     # (T, 3) lattice steps
+    long = np.argwhere(lengths >= 2)
+    assume(len(long) > 0)
+    i, k = long[pick % len(long)]
+    a, b, c = (mesh.triangles[i, (k + j) % 3] for j in range(3))
+    middle = corners[i, k] + (corners[i, (k + 1) % 3] - corners[i, k]) // lengths[i, k]
+    m = len(mesh.positions)
+    split = np.concatenate([mesh.triangles[:i], [[a, m, c], [m, b, c]], mesh.triangles[i + 1:]])
+    repeat = lambda values: np.concatenate([values[:i], values[i:i + 1], values[i:]])
+    t_junction = mutated(mesh, split, repeat(mesh.materials), repeat(mesh.faces),
+                         np.concatenate([mesh.positions, [middle]]))
+    mc.check_exact_cover(grid, t_junction)
+    with pytest.raises(AssertionError):
+        mc.check_watertight(t_junction)
 
 
 # --------------------------------------------------------------------------- padded chunks
