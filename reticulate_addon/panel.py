@@ -28,8 +28,8 @@ def _operator_settings(settings):
         'VOLUME': {"grid_name": settings.grid_name, "threshold": settings.threshold},
         'VOX': {"filepath": settings.filepath, "voxel_size": settings.vox_scale,
                 "hierarchy_empties": settings.hierarchy_empties, "center_origins": settings.center_origins},
-        'ARRAY': {"filepath": settings.filepath, "threshold": settings.threshold,
-                  "voxel_size": settings.voxel_size},
+        'ARRAY': {"filepath": settings.filepath, "grid_name": settings.grid_name,
+                  "threshold": settings.threshold, "voxel_size": settings.voxel_size},
         'MESH': {"voxel_size": settings.voxel_size},
     }
     return {**common, **per_source[settings.source]}
@@ -63,6 +63,7 @@ class RETICULATE_PT_main(bpy.types.Panel):
             box.prop(settings, "grid_name")
             box.prop(settings, "threshold")
         elif source == 'ARRAY':
+            box.prop(settings, "grid_name", text="Array")
             box.prop(settings, "threshold")
             box.prop(settings, "voxel_size")
         elif source == 'MESH':

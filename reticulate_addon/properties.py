@@ -33,7 +33,8 @@ class ReticulateSettings(bpy.types.PropertyGroup):
     filepath: StringProperty(name="File", subtype='FILE_PATH',
                              description="The .vox, .npy or .npz file to mesh")
     grid_name: StringProperty(name="Grid",
-                              description="Volume grid to mesh (empty: the first grid)")
+                              description="Volume grid / .npz array to mesh (empty: the first grid, "
+                                          "the only array)")
     threshold: FloatProperty(name="Threshold", default=0.5,
                              description="Float grids: voxels with a value above this are solid")
     voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0,

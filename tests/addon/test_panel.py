@@ -52,7 +52,7 @@ def operator_call(log):
 
 @pytest.mark.parametrize("source, operator, shown", [
     ('VOX', "reticulate.import_vox", {"filepath", "vox_scale", "hierarchy_empties", "center_origins"}),
-    ('ARRAY', "reticulate.mesh_array", {"filepath", "threshold", "voxel_size"}),
+    ('ARRAY', "reticulate.mesh_array", {"filepath", "grid_name", "threshold", "voxel_size"}),
     ('VOLUME', "reticulate.mesh_volume", {"grid_name", "threshold"}),
     ('MESH', "reticulate.voxel_remesh", {"voxel_size"}),
 ])
