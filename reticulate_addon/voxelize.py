@@ -1,13 +1,16 @@
-"""Solid voxelization of a closed triangle mesh by ray parity along z (numpy only).
+"""Solid voxelization of a triangle mesh by ray parity along x, y and z (numpy only).
 
 Voxel ``(i, j, k)`` of the result spans ``origin + voxel_size * [i, i+1] x
-[j, j+1] x [k, k+1]``; it is solid when a ray from its centre down to -z
-crosses the surface an odd number of times.  Each (x, y) column's ray is
-tested against every triangle whose projection covers the column centre,
-with a top-left rule on the projected edges so that a ray through a shared
-edge or vertex counts exactly once (or, at a silhouette, zero or two times).
-A solid voxel takes the material of the nearest surface crossing below its
-centre, so meshes with several materials keep them per voxel.
+[j, j+1] x [k, k+1]``.  Along one axis a voxel is inside when the ray from
+its centre towards -axis crosses the surface an odd number of times; it is
+solid when at least two of the three axes say inside (for a closed mesh all
+three agree; the vote removes the streaks a hole in an open mesh leaves
+along one axis).  Each column's ray is tested against every triangle whose
+projection covers the column centre, with a top-left rule on the projected
+edges so that a ray through a shared edge or vertex counts exactly once (or,
+at a silhouette, zero or two times).  A solid voxel takes the material of
+the nearest surface crossing below it along z (else the mesh's most common
+material), so meshes with several materials keep them per voxel.
 """
 import numpy as np
 
@@ -50,8 +53,15 @@ def voxelize(vertices, triangles, voxel_size, triangle_materials=None):
     # voxel units, origin at the grid's lower corner
     local = (vertices - lower) / voxel_size
     corners = local[triangles]                                   # (T, 3, 3)
-    hits_col, hits_z, hits_tri = _crossings(corners, shape)
-    grid = _fill(shape, hits_col, hits_z, hits_tri, triangle_materials)
+    inside_z, material = _parity(shape, corners, triangle_materials)
+    votes = inside_z.astype(np.uint8)
+    for axis in (0, 1):
+        order = [a for a in range(3) if a != axis] + [axis]       # this axis plays z
+        inside, _ = _parity(tuple(shape[a] for a in order), corners[:, :, order], None)
+        votes += np.transpose(inside, np.argsort(order))
+    solid = votes >= 2
+    common = np.bincount(triangle_materials).argmax()
+    grid = np.where(solid, np.where(material > 0, material, common), 0).astype(np.uint16)
     return grid, lower
 
 
@@ -84,6 +94,8 @@ def _crossings(corners, shape):
         zs.append(z)
         tris.append(tri_index[start:stop][t])
         start = stop
+    if not cols:
+        return np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64)
     return np.concatenate(cols), np.concatenate(zs), np.concatenate(tris)
 
 
@@ -111,8 +123,10 @@ def _batch_crossings(corners, lo, counts, per_tri):
     return column, z, owner
 
 
-def _fill(shape, hits_col, hits_z, hits_tri, triangle_materials):
+def _parity(shape, corners, triangle_materials):
+    """(inside along z (X, Y, Z) bool, material of the last crossing below (0: none, or not asked))."""
     nx, ny, nz = shape
+    hits_col, hits_z, hits_tri = _crossings(corners, shape)
     # crossing with z below the centre of voxel k (k + 1/2) is counted from voxel k on
     first_voxel = np.clip(np.ceil(hits_z - 0.5), 0, nz).astype(np.int64)
     order = np.lexsort((hits_z, first_voxel, hits_col))
@@ -120,12 +134,14 @@ def _fill(shape, hits_col, hits_z, hits_tri, triangle_materials):
     crossings = np.zeros((nx * ny, nz + 1), dtype=np.int32)
     np.add.at(crossings, (hits_col, first_voxel), 1)
     solid = (np.cumsum(crossings, axis=1)[:, :nz] & 1).astype(bool)
+    if triangle_materials is None:
+        return solid.reshape(nx, ny, nz), None
     grid = np.zeros((nx * ny, nz), dtype=np.uint16)
     materials = triangle_materials[hits_tri]
     if len(materials) == 0 or np.all(materials == materials[0]):
         if len(materials):
             grid[solid] = materials[0]
-        return grid.reshape(nx, ny, nz)
+        return solid.reshape(nx, ny, nz), grid.reshape(nx, ny, nz)
     # material of the highest crossing at or below each voxel centre: the last
     # crossing of each (column, first voxel) cell wins, then fill forward in z
     last = np.ones(len(hits_col), dtype=bool)
@@ -137,5 +153,4 @@ def _fill(shape, hits_col, hits_z, hits_tri, triangle_materials):
     source = np.where(has, np.arange(nz + 1), 0)
     np.maximum.accumulate(source, axis=1, out=source)
     filled = np.take_along_axis(cell_material, source, axis=1)[:, :nz]
-    grid[solid] = filled[solid]
-    return grid.reshape(nx, ny, nz)
+    return solid.reshape(nx, ny, nz), filled.reshape(nx, ny, nz)

@@ -216,3 +216,26 @@ def test_voxel_remesh_sphere_is_watertight_and_close(voxel_size):
     assert_watertight(tris)
     assert np.all(np.linalg.norm(world, axis=1) <= 1.0 + 2 * voxel_size)
     assert np.abs(world).max() >= 1.0 - 2 * voxel_size
+
+
+def test_voxel_remesh_tolerates_a_hole():
+    """A box without its top: parity along z alone would leave it empty, the x/y votes fill it."""
+    v, f = box((0, 0, 0), (1, 1, 1))
+    me = bpy.data.meshes.new("open")
+    me.from_pydata(v, [], f[:5])
+    source = bpy.data.objects.new("open", me)
+    bpy.context.scene.collection.objects.link(source)
+    bpy.context.view_layer.objects.active = source
+    bpy.ops.reticulate.voxel_remesh(voxel_size=0.25)
+    ob = only_new_mesh_object(exclude={"open"})
+    world, tris, _, _ = mesh_arrays(ob)
+    assert len(tris) == 12
+    assert np.allclose(world.min(axis=0), 0) and np.allclose(world.max(axis=0), 1)
+
+
+def test_voxel_remesh_of_a_flat_mesh_fails_cleanly():
+    bpy.ops.mesh.primitive_plane_add()
+    before = {kind: len(getattr(bpy.data, kind)) for kind in ("objects", "meshes", "materials")}
+    with pytest.raises(RuntimeError, match="no solid voxels"):
+        bpy.ops.reticulate.voxel_remesh(voxel_size=0.25)
+    assert {kind: len(getattr(bpy.data, kind)) for kind in before} == before
