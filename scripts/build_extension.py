@@ -1,7 +1,8 @@
 """Build the Blender extension zip: dist/reticulate-<version>-<platform>.zip.
 
 Steps: build the reticulate_core wheel for this interpreter and platform
-(``pip wheel --no-deps --no-build-isolation ./core``), lay out a staging
+(``pip wheel --no-deps --no-build-isolation`` on a clean copy of ``core/``, so
+in-place development builds never leak into the release), lay out a staging
 folder (the add-on package at the root, the wheel under ``wheels/``, and a
 manifest naming exactly that wheel and this platform), then build and
 validate the zip with Blender's own ``blender_ext.py`` found inside the
@@ -60,9 +61,17 @@ def run(cmd, what):
     return done.stdout
 
 
+def clean_core_copy(target):
+    """core/ without development build outputs (in-place .c/.so files, build/, egg-info)."""
+    shutil.copytree(REPO / "core", target, ignore=shutil.ignore_patterns(
+        "build", "*.so", "*.c", "*.egg-info", "__pycache__", "*.pyc"))
+    return target
+
+
 def build_core_wheel(out_dir):
+    source = clean_core_copy(Path(out_dir).parent / "core-source")
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--quiet", str(REPO / "core"), "-w", str(out_dir)], "building the reticulate_core wheel")
+         "--quiet", str(source), "-w", str(out_dir)], "building the reticulate_core wheel from a clean copy of core/")
     wheels = sorted(Path(out_dir).glob("reticulate_core-*.whl"))
     if len(wheels) != 1:
         raise BuildError(f"expected one reticulate_core wheel, found {[w.name for w in wheels]}")
