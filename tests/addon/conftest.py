@@ -6,7 +6,9 @@ installs it into a temporary Blender user folder with
 runs the add-on exactly as users get it.  BLENDER_USER_RESOURCES must point at
 the temporary folder before ``bpy`` is imported.
 """
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,6 +16,7 @@ from pathlib import Path
 
 USER_RESOURCES = tempfile.mkdtemp(prefix="reticulate-blender-user-")
 os.environ["BLENDER_USER_RESOURCES"] = USER_RESOURCES
+atexit.register(shutil.rmtree, USER_RESOURCES, ignore_errors=True)
 
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
