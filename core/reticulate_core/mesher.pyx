@@ -32,7 +32,6 @@ import numpy as np
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memset, memcpy
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
@@ -44,9 +43,28 @@ from reticulate_core.octree import Fixed8Octree
 
 cdef extern from *:
     """
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    #include <windows.h>
+    static inline int ret_ctz32(unsigned int x) { unsigned long i; _BitScanForward(&i, x); return (int)i; }
+    static double ret_now(void) {
+        LARGE_INTEGER f, c;
+        QueryPerformanceFrequency(&f);
+        QueryPerformanceCounter(&c);
+        return (double)c.QuadPart / (double)f.QuadPart;
+    }
+    #else
+    #include <time.h>
     static inline int ret_ctz32(unsigned int x) { return __builtin_ctz(x); }
+    static double ret_now(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec + ts.tv_nsec * 1e-9;
+    }
+    #endif
     """
-    int ret_ctz32(unsigned int x) noexcept nogil
+    int ret_ctz32(unsigned int x) noexcept nogil    # index of the lowest set bit, x != 0
+    double ret_now() noexcept nogil                 # monotonic seconds
 
 
 cdef enum:
@@ -151,12 +169,6 @@ cdef struct State:
 
 
 # ---------------------------------------------------------------- helpers
-
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
-
 
 cdef inline const uint16_t* _slab(State* st, int a, int layer) noexcept nogil:
     """Address of voxel (layer, u=0, v=0) of axis a's frame; step u by
@@ -966,7 +978,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     st.seeds_claimed = 0
     # gathering
     if st.metrics:
-        t0 = _now()
+        t0 = ret_now()
     _seed_planes(st)
     compact_walk_c(st.nodes, n_nodes, True, _gather_visit, st)
     for a in range(3):
@@ -980,8 +992,8 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
                     st.prow[a][32][v] |= (<uint32_t>1) << u
                     st.pcolt[a][32][u] |= (<uint32_t>1) << v
     if st.metrics:
-        st.t_gather = _now() - t0
-        t0 = _now()
+        st.t_gather = ret_now() - t0
+        t0 = ret_now()
     # scanning
     _seed_planes(st)
     compact_walk_c(st.nodes, n_nodes, True, _scan_visit, st)
@@ -1000,7 +1012,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
                 elif below == 0 and above != 0:
                     _region(st, a, 32, u, v, False, above)
     if st.metrics:
-        st.t_scan = _now() - t0
+        st.t_scan = ret_now() - t0
     # reset the touched weld and S entries
     for e in range(st.n_s_touched):
         st.in_s[st.s_touched[e]] = 0
