@@ -130,6 +130,7 @@ cdef struct State:
     int nprev[POOL]
     int nnext[POOL]
     int nvert[POOL]              # welded vertex index of each node
+    int nkey[POOL]               # 64 v + u: sweep order (v, u) of each node
     int n_nodes
     int cyc_head[MAX_CYCLES]
     int64_t cyc_area[MAX_CYCLES]
@@ -531,6 +532,7 @@ cdef int _trace(State* st, int a, int L) noexcept nogil:
                         return ERR_POOL
                     st.nu[st.n_nodes] = pu
                     st.nv[st.n_nodes] = pv
+                    st.nkey[st.n_nodes] = 64 * pv + pu
                     st.nvert[st.n_nodes] = _weld(st, a, L, pu, pv)
                     if last >= 0:
                         st.nnext[last] = st.n_nodes
@@ -627,6 +629,8 @@ cdef int _split(State* st, int a, int b) noexcept nogil:
     st.nv[b2] = st.nv[b]
     st.nvert[a2] = st.nvert[a]
     st.nvert[b2] = st.nvert[b]
+    st.nkey[a2] = st.nkey[a]
+    st.nkey[b2] = st.nkey[b]
     an = st.nnext[a]
     bp = st.nprev[b]
     st.nnext[a] = b
@@ -654,7 +658,8 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
     emits a triangle or adds a diagonal, so the loop is bounded.
     """
     cdef int i, h, k, outer, pid, top, v, p, n, w, w_cycle, cand, best, count
-    cdef int a2, steps, max_steps, umin, umax, vmax
+    cdef int a2, steps, max_steps, umin, umax, vmax, next_v = 0, next_count = 0
+    cdef bint known
     cdef int vu, vv, pu_, pv_, nu_, nv_, wu, wv
     cdef int64_t d, bestd, area
     outer = -1
@@ -680,22 +685,27 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
     while top > 0:
         top -= 1
         pid = st.poly_stack[top]
+        known = False
         while True:
             steps += 1
             if steps > max_steps or st.error:
                 return ERR_WEAVE
             outer = st.poly_head[pid]
-            # lowest node of the outer cycle
-            v = outer
-            count = 0
-            k = outer
-            while True:
-                count += 1
-                if st.nv[k] < st.nv[v] or (st.nv[k] == st.nv[v] and st.nu[k] < st.nu[v]):
-                    v = k
-                k = st.nnext[k]
-                if k == outer or count > POOL:
-                    break
+            if known:
+                # the lowest node but the clipped one, found by the previous scan
+                v = next_v
+                count = next_count
+            else:
+                v = outer
+                count = 0
+                k = outer
+                while True:
+                    count += 1
+                    if st.nkey[k] < st.nkey[v]:
+                        v = k
+                    k = st.nnext[k]
+                    if k == outer or count > POOL:
+                        break
             p = st.nprev[v]
             n = st.nnext[v]
             vu = st.nu[v]
@@ -713,6 +723,7 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
             # farthest node from line p-n inside the closed triangle (p, v, n)
             best = -1
             bestd = -1
+            next_v = n
             umin = min(pu_, min(vu, nu_))
             umax = max(pu_, max(vu, nu_))
             vmax = max(pv_, nv_)
@@ -725,6 +736,8 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
                     k = outer
                 cand = k
                 while True:
+                    if h < 0 and k != v and st.nkey[k] < st.nkey[next_v]:
+                        next_v = k
                     wu = st.nu[k]
                     wv = st.nv[k]
                     if (wv <= vmax and wu >= umin and wu <= umax and
@@ -747,6 +760,8 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
                 st.nnext[p] = n
                 st.nprev[n] = p
                 st.poly_head[pid] = n
+                known = True
+                next_count = count - 1
                 continue
             # the copy of w (same position) whose wedge holds the direction to v
             wu = st.nu[best]
@@ -773,6 +788,7 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
             a2 = _split(st, v, w)
             if a2 < 0:
                 return ERR_POOL
+            known = False
             if w_cycle >= 0:
                 # the hole is now part of the outer cycle
                 st.hole_owner[w_cycle] = -1
