@@ -83,13 +83,13 @@ def check_chunk(description, grid, max_excess=0.0):
             _excess_seen.update(max=excess, grid=f"{description}: {triangles} vs {minimum}")
 
 
-@settings(max_examples=900)
+@settings(max_examples=1000)
 @given(vs.grids(kinds=STRUCTURED, materials=(1, 1)))
 def test_single_material_structured_chunks(example):
     check_chunk(*example)
 
 
-@settings(max_examples=600)
+@settings(max_examples=700)
 @given(vs.grids(kinds=STRUCTURED, materials=(2, 8)))
 def test_multi_material_structured_chunks(example):
     check_chunk(*example, max_excess=MULTI_MATERIAL_EXCESS)
@@ -221,7 +221,7 @@ def test_two_padded_chunks_make_one_seamless_mesh(example):
     check_padded(description, grid, MULTI_MATERIAL_EXCESS if description["n_materials"] > 1 else 0.0)
 
 
-@settings(max_examples=8)
+@settings(max_examples=20)
 @given(vs.grids(shapes=st.just((64, 64, 64)), kinds=("seam_structures", "pinches", "boxes", "spheres",
                                                       "thin_walls", "checkerboard"), materials=(1, 2)))
 def test_eight_padded_chunks_make_one_seamless_mesh(example):
