@@ -323,7 +323,15 @@ def check_exact_cover(grid, mesh):
     ``materials`` agreeing with the solid voxel.  Raises AssertionError naming
     the first offending triangle or unit face.
     """
-    faces = exposed_faces(grid)
+    check_cover_of_faces(exposed_faces(grid), mesh)
+
+
+def check_cover_of_faces(faces, mesh):
+    """``check_exact_cover`` against a given set of unit faces (rows as ``exposed_faces``).
+
+    For partial surfaces, such as what one padded chunk emits.
+    """
+    faces = np.asarray(faces, np.int64).reshape(-1, 6)
     axis, layer, sign, uv = triangle_planes(mesh)
     materials = np.asarray(mesh.materials).astype(np.int64)
 

@@ -241,3 +241,23 @@ def test_padded_chunk_emits_layer_zero_faces_of_halo_voxels_and_upper_layer_on_r
     without = rc.Mesher().mesh_padded(padded, emit_upper=(False, False, False))
     assert len(plus_x.triangles) == 12 and len(without.triangles) == 10
     assert 1 not in without.faces.tolist()
+
+
+@settings(max_examples=150)
+@given(vs.grids(shapes=st.just((34, 34, 34)), kinds=tuple(vs.KINDS), materials=(1, 3)),
+       st.tuples(st.booleans(), st.booleans(), st.booleans()))
+def test_padded_chunk_covers_exactly_its_own_faces(example, emit_upper):
+    # Any padded array, halo included (not necessarily consistent with any neighbour):
+    # the chunk owns the faces of layers 0..31 (0..32 where emit_upper) inside its
+    # 32x32 square of every plane, in chunk coordinates (padded index - 1).
+    description, padded = example
+    faces = mc.exposed_faces(padded)
+    faces[:, [mc.LAYER, mc.U, mc.V]] -= 1
+    top = np.where(np.array(emit_upper)[faces[:, mc.AXIS]], 32, 31)
+    owned = ((faces[:, mc.LAYER] >= 0) & (faces[:, mc.LAYER] <= top)
+             & (faces[:, [mc.U, mc.V]] >= 0).all(axis=1) & (faces[:, [mc.U, mc.V]] < 32).all(axis=1))
+    mesh = rc.Mesher().mesh_padded(padded, emit_upper=emit_upper)
+    try:
+        mc.check_cover_of_faces(faces[owned], mesh)
+    except AssertionError as error:
+        raise AssertionError(f"mesh_padded(emit_upper={emit_upper}) on {description}: {error}") from None
