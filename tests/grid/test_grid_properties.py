@@ -139,3 +139,14 @@ def test_sample_models(name):
     # Real MagicaVoxel models (up to 256x256x64, up to 255 materials).
     for index, model in enumerate(rc.io.read_vox(SAMPLES / name).models):
         check_grid(f"{name} model {index}", model.voxels)
+
+
+def test_every_binary_two_by_two_by_two_pattern_around_the_seam_corner():
+    # All 256 occupancy patterns of the 2x2x2 block at (31..32)^3, one voxel in each of
+    # the eight chunks that meet at the point (32, 32, 32).
+    for bits in range(256):
+        grid = np.zeros((34, 34, 34), np.uint16)
+        grid[31:33, 31:33, 31:33] = (bits >> np.arange(8).reshape(2, 2, 2)) & 1
+        check_grid(f"2x2x2 pattern {bits} at (31, 31, 31)", grid)
+        if bits % 16 == 0:
+            check_manifold_output(f"2x2x2 pattern {bits} at (31, 31, 31)", grid)

@@ -261,3 +261,13 @@ def test_padded_chunk_covers_exactly_its_own_faces(example, emit_upper):
         mc.check_cover_of_faces(faces[owned], mesh)
     except AssertionError as error:
         raise AssertionError(f"mesh_padded(emit_upper={emit_upper}) on {description}: {error}") from None
+
+
+@pytest.mark.parametrize("at", [(0, 0, 0), (30, 30, 30), (15, 0, 30)])
+def test_every_binary_two_by_two_by_two_pattern(at):
+    # All 256 occupancy patterns of a 2x2x2 block (edge-only and corner-only contacts,
+    # L and T shapes, holes), at the chunk's corner, its far corner and on an edge.
+    for bits in range(256):
+        grid = np.zeros(vs.CHUNK_SHAPE, np.uint16)
+        grid[at[0]:at[0] + 2, at[1]:at[1] + 2, at[2]:at[2] + 2] = (bits >> np.arange(8).reshape(2, 2, 2)) & 1
+        check_chunk(f"2x2x2 pattern {bits} at {at}", grid)
