@@ -843,7 +843,11 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
         _emit(st, a, positive, material, i0, i2, i3)
     else:
         err = _trace(st, a, L)
-        if err == ERR_NONE:
+        if err == ERR_NONE and st.n_cycles == 1 and st.n_nodes == 4:
+            # a rectangle whose sides hold no point of S: nodes 0..3 counter-clockwise
+            _emit(st, a, positive, material, st.nvert[0], st.nvert[1], st.nvert[2])
+            _emit(st, a, positive, material, st.nvert[0], st.nvert[2], st.nvert[3])
+        elif err == ERR_NONE:
             err = _weave(st, a, L, positive, material)
         if err != ERR_NONE and st.error == ERR_NONE:
             st.error = err
