@@ -1132,7 +1132,7 @@ cdef class Triangle:
 
 
 cdef class Mesher:
-    """Reusable mesher state (about 0.7 MB), one per thread.
+    """Reusable mesher state (about 1 MB, allocated once), one per thread.
 
     ``mesh(voxels)`` meshes a standalone chunk (outside empty);
     ``mesh_padded(padded, emit_upper)`` a chunk with its neighbours' halo;
@@ -1146,6 +1146,7 @@ cdef class Mesher:
     cdef object _last_metrics
 
     def __cinit__(self, metrics=False):
+        cdef int i
         self.st = <State*>malloc(sizeof(State))
         if self.st == NULL:
             raise MemoryError("cannot allocate the mesher state")
