@@ -30,7 +30,7 @@ import threading
 import numpy as np
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
-from libc.stdlib cimport malloc, realloc, free
+from libc.stdlib cimport calloc, realloc, free
 from libc.string cimport memset, memcpy
 
 from reticulate_core.morton cimport spread2, compact2, compact3
@@ -143,7 +143,7 @@ cdef struct State:
     int n_polys
     int poly_stack[MAX_POLYS]
     # welding
-    int32_t weld[W * W * W]
+    int32_t weld[W * W * W]      # 1 + vertex index of each corner point, 0 = none yet
     # S membership of lattice points tested in this chunk: 0 unknown, 1 no, 2 yes
     uint8_t in_s[W * W * W]
     int32_t s_touched[W * W * W]
@@ -346,7 +346,7 @@ cdef int _weld(State* st, int a, int L, int u, int v) noexcept nogil:
     cdef int key, idx, cap
     cdef float* grown
     key = L * WELD_STRIDE[a][0] + u * WELD_STRIDE[a][1] + v * WELD_STRIDE[a][2]
-    idx = st.weld[key]
+    idx = st.weld[key] - 1
     if idx >= 0:
         return idx
     if st.n_positions == st.cap_positions:
@@ -365,7 +365,7 @@ cdef int _weld(State* st, int a, int L, int u, int v) noexcept nogil:
     st.positions[3 * idx + 1] = c[1]
     st.positions[3 * idx + 2] = c[2]
     st.n_positions += 1
-    st.weld[key] = idx
+    st.weld[key] = idx + 1
     return idx
 
 
@@ -1039,7 +1039,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     st.n_s_touched = 0
     for e in range(st.n_positions):
         st.weld[(<int>st.positions[3 * e] * W + <int>st.positions[3 * e + 1]) * W
-                + <int>st.positions[3 * e + 2]] = -1
+                + <int>st.positions[3 * e + 2]] = 0
 
 
 cdef bint _all_empty(const uint16_t* pad) noexcept nogil:
@@ -1146,13 +1146,10 @@ cdef class Mesher:
     cdef object _last_metrics
 
     def __cinit__(self, metrics=False):
-        cdef int i
-        self.st = <State*>malloc(sizeof(State))
+        # zeroed pages: every table starts empty, and untouched parts cost nothing
+        self.st = <State*>calloc(1, sizeof(State))
         if self.st == NULL:
             raise MemoryError("cannot allocate the mesher state")
-        memset(self.st, 0, sizeof(State))
-        for i in range(W * W * W):
-            self.st.weld[i] = -1
         self.st.metrics = bool(metrics)
         self.metrics = bool(metrics)
         self._standalone = np.zeros((P, P, P), dtype=np.uint16)
