@@ -900,6 +900,12 @@ cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
     if event != ON_LEAF and event != ON_EMPTY:
         return
     _cell_origin(code, depth, o)
+    if depth == 5:
+        # one voxel: one entry per plane (axis frames (x; y, z), (y; z, x), (z; x, y))
+        _gather_entry(st, 0, o[0], SPREAD_U[o[1]] | SPREAD_V[o[2]], material)
+        _gather_entry(st, 1, o[1], SPREAD_U[o[2]] | SPREAD_V[o[0]], material)
+        _gather_entry(st, 2, o[2], SPREAD_U[o[0]] | SPREAD_V[o[1]], material)
+        return
     s = 1 << (5 - depth)
     for a in range(3):
         a0 = o[a]
@@ -941,6 +947,11 @@ cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
     if event != ON_LEAF and event != ON_EMPTY:
         return
     _cell_origin(code, depth, o)
+    if depth == 5:
+        _scan_entry(st, 0, o[0], SPREAD_U[o[1]] | SPREAD_V[o[2]], material)
+        _scan_entry(st, 1, o[1], SPREAD_U[o[2]] | SPREAD_V[o[0]], material)
+        _scan_entry(st, 2, o[2], SPREAD_U[o[0]] | SPREAD_V[o[1]], material)
+        return
     s = 1 << (5 - depth)
     for a in range(3):
         a0 = o[a]
