@@ -16,6 +16,10 @@ LIMIT = 1 << 22
 SECONDS = 2.0
 CHUNK_IDS = [b"MAIN", b"PACK", b"SIZE", b"XYZI", b"RGBA", b"nTRN", b"nGRP", b"nSHP", b"LAYR",
              b"MATL", b"rOBJ", b"rCAM", b"NOTE", b"IMAP", b"ZZZZ"]
+DICT_KEYS = [b"_r", b"_t", b"_f", b"_name", b"_hidden", b"_type"]
+DICT_VALUES = [b"", b"0", b"1", b"-1", b"17", b"40", b"127", b"128", b"4 5", b"1 2 3", b"1 2 3 4",
+               b"-9 9 99999999999", b"9" * 5000, b"1e5", b"nan", b" 3 ", b"\xff\xfe", b"0x10", b"4_0",
+               "\uff11".encode()]
 INTERESTING = [-2**31, -1, 0, 1, 2, 3, 4, 255, 256, 2048, 2049, 65535, 2**24, 2**31 - 1]
 
 BASES = [
@@ -55,6 +59,8 @@ mutations = st.one_of(
     st.tuples(st.just("insert"), st.integers(0, 400), st.sampled_from(CHUNK_IDS),
               st.binary(max_size=64), st.booleans()),
     st.tuples(st.just("delete"), st.integers(1, 400), st.booleans()),
+    st.tuples(st.just("dict value"), st.integers(0, 2**20), st.sampled_from(DICT_KEYS),
+              st.sampled_from(DICT_VALUES)),
 )
 
 
@@ -65,8 +71,32 @@ def fix_main_size(data):
     return bytes(data)
 
 
+def replace_dict_value(data, start, key, value):
+    """Give the first ``key`` string at or after ``start`` a new value string, growing the
+    enclosing chunk and MAIN to match, so that parsing reaches the value."""
+    at = data.find(struct.pack("<i", len(key)) + key, start % max(len(data), 1))
+    value_at = at + 4 + len(key)
+    if at < 0 or value_at + 4 > len(data):
+        return data
+    old = struct.unpack_from("<i", data, value_at)[0]
+    if not 0 <= old <= len(data) - value_at - 4:
+        return data
+    owner = max((offset for offset, _ in chunk_headers(data[:at + 1])[1:] if offset < at), default=None)
+    if owner is None:
+        return data
+    grown = bytearray(data[:value_at] + struct.pack("<i", len(value)) + value + data[value_at + 4 + old:])
+    for size_at in (owner + 4, 16):
+        struct.pack_into("<i", grown, size_at, struct.unpack_from("<i", grown, size_at)[0] + len(value) - old)
+    return bytes(grown)
+
+
 def mutate(data, mutation):
     kind = mutation[0]
+    if kind == "dict value":
+        try:
+            return replace_dict_value(data, *mutation[1:])
+        except struct.error:
+            return data
     if kind == "flip":
         if data:
             at = mutation[1] % len(data)
@@ -95,7 +125,7 @@ def mutate(data, mutation):
     return data
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, len(BASES) - 1), st.lists(mutations, min_size=1, max_size=4))
 def test_mutated_files_read_or_raise_vox_format_error(base, steps):
     data = BASES[base]

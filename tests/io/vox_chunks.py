@@ -48,13 +48,16 @@ def nshp(node_id, model_id):
 
 
 def chunk_headers(data, start=8, end=None):
-    """(offset, id) of MAIN and each of its children, walked without the reader under test."""
+    """(offset, id) of MAIN and each of its children, walked without the reader under test;
+    the walk stops at the first header with a negative size."""
     end = len(data) if end is None else end
     found = [(start, data[start:start + 4])]
     n, m = struct.unpack_from("<2i", data, start + 4)
-    pos = start + 12 + n
+    pos = start + 12 + max(n, 0)
     while pos + 12 <= end:
         found.append((pos, data[pos:pos + 4]))
         n, m = struct.unpack_from("<2i", data, pos + 4)
+        if n < 0 or m < 0:
+            break
         pos += 12 + n + m
     return found

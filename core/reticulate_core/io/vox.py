@@ -28,7 +28,6 @@ nothing larger than ``max_voxels`` dense voxels is allocated.
 """
 import struct
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -157,8 +156,12 @@ def node_affine(transform, size):
 
 
 def read_vox(path, *, max_voxels=DEFAULT_MAX_VOXELS):
-    """Read a .vox file into a :class:`VoxScene`."""
-    return read_vox_bytes(Path(path).read_bytes(), str(path), max_voxels=max_voxels)
+    """Read a .vox file into a :class:`VoxScene` (a file without the magic is not read further)."""
+    with open(path, "rb") as f:
+        data = f.read(4)
+        if data == b"VOX ":
+            data += f.read()
+    return read_vox_bytes(data, str(path), max_voxels=max_voxels)
 
 
 def read_vox_bytes(data, name="<bytes>", *, max_voxels=DEFAULT_MAX_VOXELS):
