@@ -91,12 +91,17 @@ def replace_dict_value(data, start, key, value):
 
 
 def mutate(data, mutation):
+    """Apply one mutation; one that does not fit the bytes (any more) leaves them as they are."""
+    try:
+        return apply_mutation(data, mutation)
+    except struct.error:
+        return data
+
+
+def apply_mutation(data, mutation):
     kind = mutation[0]
     if kind == "dict value":
-        try:
-            return replace_dict_value(data, *mutation[1:])
-        except struct.error:
-            return data
+        return replace_dict_value(data, *mutation[1:])
     if kind == "flip":
         if data:
             at = mutation[1] % len(data)
@@ -108,10 +113,7 @@ def mutate(data, mutation):
             at = mutation[1] % (len(data) - 3)
             data = data[:at] + struct.pack("<i", mutation[2]) + data[at + 4:]
     else:
-        try:
-            headers = chunk_headers(data)
-        except struct.error:
-            return data
+        headers = chunk_headers(data)
         offset = headers[mutation[1] % len(headers)][0]
         if kind == "chunk size":
             data = data[:offset + mutation[2]] + struct.pack("<i", mutation[3]) + data[offset + mutation[2] + 4:]
