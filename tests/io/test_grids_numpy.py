@@ -203,3 +203,14 @@ def test_not_a_zip(tmp_path):
     path.write_bytes(b"PK but not really")
     with pytest.raises(ValueError, match="not a readable .npz"):
         load_grid(path)
+
+
+def test_npz_member_shorter_than_its_header(tmp_path):
+    import zipfile
+    path = tmp_path / "short.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        with archive.open("grid.npy", "w") as f:
+            np.lib.format.write_array_header_1_0(f, hostile_header((4, 4, 4)))
+            f.write(b"\0" * 10)
+    with pytest.raises(ValueError, match="truncated"):
+        load_grid(path)

@@ -107,8 +107,11 @@ def _read_npy(f, available, where, max_voxels):
     if available < needed:
         raise ValueError(f"{where}: truncated: header declares {count} values ({needed} bytes), "
                          f"the data holds {available}")
-    values = np.frombuffer(f.read(count * dtype.itemsize), dtype=dtype)
-    return values.reshape(shape, order="F" if fortran_order else "C")
+    raw = f.read(count * dtype.itemsize)
+    if len(raw) != count * dtype.itemsize:
+        raise ValueError(f"{where}: truncated: header declares {count} values, the data ends "
+                         f"after {len(raw) // dtype.itemsize}")
+    return np.frombuffer(raw, dtype=dtype).reshape(shape, order="F" if fortran_order else "C")
 
 
 def _read_npz(path, grid, max_voxels):

@@ -98,7 +98,9 @@ class VoxLayer:
 
 @dataclass
 class VoxScene:
-    """``materials``: palette index -> MATL properties; ``layers``: layer id -> VoxLayer."""
+    """``materials``: palette index (1..255) -> MATL properties, keys without their leading
+    underscore, numbers as float, ``type`` as "diffuse"/"metal"/"glass"/"emit"/"blend"/"media";
+    ``layers``: layer id -> VoxLayer; ``version``: the file's version number."""
     models: list
     palette: np.ndarray
     materials: dict
