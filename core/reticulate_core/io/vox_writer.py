@@ -23,6 +23,9 @@ def write_vox(path, scene_or_models, palette=None, *, groups=()):
     (signed permutation, integer translation) of nested groups that enclose
     every model, outermost first; each model's own node then holds what
     remains of its world transform, so the file has a nested scene graph.
+    Each model's node carries its ``name``, ``hidden`` flag and ``layer`` (a
+    model without a layer, -1, goes to layer 0); a scene's layers and
+    materials are written as LAYR and MATL chunks.
     """
     materials, layers = {}, {}
     if isinstance(scene_or_models, VoxScene):
