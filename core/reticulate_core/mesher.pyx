@@ -1308,11 +1308,15 @@ cdef class Mesher:
                 raise ValueError(f"to_material({int(value)}) returned {m}, not a material id in 0..65535")
             lut[value] = m
         mesh = self.mesh(lut[dense])
-        pos = mesh.positions.astype(np.int64)
-        for t in range(mesh.n_triangles):
-            i, j, k = mesh.triangles[t]
-            on_triangle(Triangle((tuple(pos[i]), tuple(pos[j]), tuple(pos[k])),
-                                 int(mesh.materials[t]), int(mesh.faces[t])))
+        cdef Triangle triangle
+        points = [tuple(p) for p in mesh.positions.astype(np.int64).tolist()]
+        for (i, j, k), material, face in zip(mesh.triangles.tolist(), mesh.materials.tolist(),
+                                             mesh.faces.tolist()):
+            triangle = Triangle.__new__(Triangle)
+            triangle._vertices = (points[i], points[j], points[k])
+            triangle._material = material
+            triangle._face = face
+            on_triangle(triangle)
 
 
 _local = threading.local()
