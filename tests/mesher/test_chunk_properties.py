@@ -171,6 +171,42 @@ def test_checker_rejects_mutated_mesher_output(example, pick):
         mc.check_watertight(t_junction)
 
 
+def mesh_from_callbacks(source, to_material):
+    """The seed's callback API, collected into a welded Mesh."""
+    corners, materials, faces = [], [], []
+
+    def on_triangle(triangle):
+        corners.append(triangle.outward_vertices())
+        materials.append(triangle.material())
+        faces.append(triangle.face())
+
+    rc.Mesher().make_triangles(source, to_material, on_triangle)
+    corners = np.array(corners, np.float64).reshape(-1, 3)
+    positions, index = np.unique(corners, axis=0, return_inverse=True)
+    return rc.Mesh(positions, index.reshape(-1, 3), materials, faces)
+
+
+@settings(max_examples=80)
+@given(vs.grids(kinds=STRUCTURED, materials=(1, 5)), st.sampled_from(["compact", "fixed8", "array"]),
+       st.integers(0, 2 ** 16))
+def test_make_triangles_callbacks(example, source, salt):
+    # to_material renames the stored values and maps some of them to 0 (empty).
+    description, grid = example
+    values = np.unique(grid[grid != 0])
+    renamed = {int(v): (0 if (int(v) + salt) % 4 == 0 else (int(v) * 7 + salt) % 65535 + 1) for v in values}
+    expected = np.zeros_like(grid)
+    for value, material in renamed.items():
+        expected[grid == value] = material
+    tree = {"compact": rc.CompactOctree.from_dense, "fixed8": rc.Fixed8Octree.from_dense,
+            "array": np.asarray}[source](grid)
+    mesh = mesh_from_callbacks(tree, lambda value: renamed[int(value)])
+    materials = len(np.unique(expected[expected != 0]))
+    try:
+        mc.check_mesh(expected, mesh, max_excess=MULTI_MATERIAL_EXCESS if materials > 1 else 0.0)
+    except AssertionError as error:
+        raise AssertionError(f"make_triangles({source}) on {description}, to_material {renamed}: {error}") from None
+
+
 # --------------------------------------------------------------------------- padded chunks
 
 def mesh_by_padded_chunks(grid):
