@@ -62,27 +62,7 @@ def _edge_keys(triangles, n_vertices):
 def _split(positions, triangles, faces, n_vertices, flipped):
     """New vertex index of every corner (3T,); the first sheet of a vertex keeps its index."""
     n_half = triangles.size
-    src, dst = _edge_keys(triangles, n_vertices)
-    key = src * n_vertices + dst
-    order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
-    reverse = dst * n_vertices + src
-    lo = np.searchsorted(sorted_key, reverse, side="left")
-    hi = np.searchsorted(sorted_key, reverse, side="right")
-    n_reverse = hi - lo
-    n_same = np.searchsorted(sorted_key, key, side="right") - np.searchsorted(sorted_key, key, side="left")
-    if np.any(n_reverse != n_same) or np.any((n_reverse != 1) & (n_reverse != 2)):
-        raise ValueError("split_nonmanifold: the mesh is not a closed voxel surface "
-                         "(an edge lacks its reverse edge or has more than four triangles)")
-    mate = order[np.minimum(lo, n_half - 1)]
-    double = np.flatnonzero(n_reverse == 2)
-    if double.size:
-        first, second = order[lo[double]], order[lo[double] + 1]
-        side = _solid_side(positions, triangles, faces, src, dst)
-        same_solid = np.all(side[double] == side[first], axis=1)
-        undirected = np.minimum(src, dst) * n_vertices + np.maximum(src, dst)
-        across_empty = np.isin(undirected[double], flipped)
-        mate[double] = np.where(same_solid != across_empty, first, second)
+    mate = _mates(positions, triangles, faces, n_vertices, flipped)
     # rotate around the vertex: corner 3t+k -> the mate's corner at the same vertex
     mate_triangle, mate_k = np.divmod(mate, 3)
     successor = 3 * mate_triangle + (mate_k + 1) % 3
@@ -98,25 +78,55 @@ def _split(positions, triangles, faces, n_vertices, flipped):
     return index[sheet_of_corner].astype(np.int32)
 
 
-def _solid_side(positions, triangles, faces, src, dst):
-    """Per half-edge: the offset (-1/0/+1 per axis) from the edge to the solid voxel behind its triangle.
+def _mates(positions, triangles, faces, n_vertices, flipped):
+    """For every half-edge a -> b the half-edge b -> a it is glued to (an involution)."""
+    src, dst = _edge_keys(triangles, n_vertices)
+    undirected = np.minimum(src, dst) * n_vertices + np.maximum(src, dst)
+    backward = src > dst
+    # group the half-edges of each edge, the forward ones (src < dst) first
+    order = np.argsort(undirected * 2 + backward, kind="stable")
+    edges = undirected[order]
+    starts = np.flatnonzero(np.concatenate(([True], edges[1:] != edges[:-1])))
+    sizes = np.diff(np.append(starts, len(order)))
+    n_backward = np.add.reduceat(backward[order].astype(np.int64), starts)
+    if np.any((sizes != 2) & (sizes != 4)) or np.any(2 * n_backward != sizes):
+        raise ValueError("split_nonmanifold: the mesh is not a closed voxel surface "
+                         "(an edge lacks its reverse edge or has more than four triangles)")
+    mate = np.empty(len(order), dtype=np.int64)
+    pair = starts[sizes == 2]
+    forward, reverse = order[pair], order[pair + 1]
+    mate[forward], mate[reverse] = reverse, forward
+    quad = starts[sizes == 4]
+    if quad.size:
+        f1, f2, r1, r2 = (order[quad + k] for k in range(4))
+        same_solid = np.all(_solid_side(positions, triangles, faces, f1)
+                            == _solid_side(positions, triangles, faces, r1), axis=1)
+        straight = same_solid != np.isin(edges[quad], flipped)
+        mate[f1], mate[f2] = np.where(straight, r1, r2), np.where(straight, r2, r1)
+        mate[r1], mate[r2] = np.where(straight, f1, f2), np.where(straight, f2, f1)
+    return mate
 
-    Only meaningful for axis-aligned edges: along the face normal the solid is
-    behind the face, along the remaining axis it is where the triangle lies.
+
+def _solid_side(positions, triangles, faces, half_edges):
+    """Per half-edge: the offset (-1/0/+1 per axis) from its edge to the solid voxel behind its triangle.
+
+    For the axis-aligned edges where four triangles meet: along the face
+    normal the solid is behind the face, along the remaining axis it is on the
+    side where the triangle lies.
     """
+    t, k = np.divmod(half_edges, 3)
+    src, dst, third = triangles[t, k], triangles[t, (k + 1) % 3], triangles[t, (k + 2) % 3]
     direction = positions[dst] - positions[src]
     edge_axis = np.argmax(np.abs(direction), axis=1)
-    face = np.repeat(faces.astype(np.int64), 3)
+    face = faces[t].astype(np.int64)
     normal_axis = face // 2
-    normal_sign = np.where(face % 2 == 1, 1, -1)
     in_plane = 3 - edge_axis - normal_axis
-    third = triangles[:, [2, 0, 1]].ravel()
-    rows = np.arange(len(src))
-    spread = np.sign(positions[third, in_plane % 3] - positions[src, in_plane % 3])
-    side = np.zeros((len(src), 3), dtype=np.int64)
-    side[rows, normal_axis] = -normal_sign
-    valid = (in_plane >= 0) & (in_plane <= 2) & (in_plane != normal_axis)
-    side[rows[valid], in_plane[valid]] = spread[valid]
+    if np.any(np.count_nonzero(direction, axis=1) != 1) or np.any(edge_axis == normal_axis):
+        raise ValueError("split_nonmanifold: four triangles meet at an edge that is not a voxel edge")
+    rows = np.arange(len(t))
+    side = np.zeros((len(t), 3), dtype=np.int64)
+    side[rows, normal_axis] = np.where(face % 2 == 1, -1, 1)
+    side[rows, in_plane] = np.sign(positions[third, in_plane] - positions[src, in_plane])
     return side
 
 
