@@ -25,37 +25,9 @@ import numpy as np
 import reticulate_core as rc
 from reticulate_core import samples
 
-UV_AXES = ((1, 2), (2, 0), (0, 1))
+from culled_faces import culled_face_mesh
+
 DEFAULT_VOX = Path(__file__).resolve().parents[1].parent / "shared" / "samples" / "vox" / "rt_terrain256.vox"
-
-
-def culled_faces(volume):
-    """Naive mesh: (positions, triangles, materials, faces), two triangles per solid/empty unit face."""
-    positions, triangles, materials, faces = [], [], [], []
-    base = 0
-    for axis, (u, v) in enumerate(UV_AXES):
-        column = np.moveaxis(volume, axis, 0)
-        padded = np.zeros((column.shape[0] + 2,) + column.shape[1:], volume.dtype)
-        padded[1:-1] = column
-        below, above = padded[:-1], padded[1:]            # voxels L-1 and L at layer L
-        for positive, solid, empty in ((True, below, above), (False, above, below)):
-            exposed = (solid != 0) & (empty == 0)
-            layer, a, b = np.nonzero(exposed)
-            n = len(layer)
-            corner = np.zeros((n, 3), np.float32)
-            rest = [ax for ax in range(3) if ax != axis]  # moveaxis keeps the other axes in order
-            corner[:, axis], corner[:, rest[0]], corner[:, rest[1]] = layer, a, b
-            eu, ev = np.eye(3, dtype=np.float32)[u], np.eye(3, dtype=np.float32)[v]
-            quad = np.stack([corner, corner + eu, corner + eu + ev, corner + ev], axis=1)
-            if not positive:
-                quad = quad[:, ::-1]
-            positions.append(quad.reshape(-1, 3))
-            index = base + 4 * np.arange(n, dtype=np.int32)[:, None]
-            triangles.append(np.concatenate([index + [0, 1, 2], index + [0, 2, 3]], axis=1).reshape(-1, 3))
-            materials.append(np.repeat(solid[layer, a, b], 2))
-            faces.append(np.full(2 * n, 2 * axis + positive, np.uint8))
-            base += 4 * n
-    return tuple(np.concatenate(part) for part in (positions, triangles, materials, faces))
 
 
 def best_time(function, repeat):
@@ -136,11 +108,11 @@ def main():
         one, one_cpu, mesh = best_time(lambda: rc.mesh_grid(volume, workers=1), args.repeat)
         two, _, mesh2 = best_time(lambda: rc.mesh_grid(volume, workers=2), args.repeat)
         assert np.array_equal(mesh.triangles, mesh2.triangles), "worker count changed the output"
-        culled_time, _, (_, culled_triangles, _, _) = best_time(lambda: culled_faces(volume), max(1, args.repeat // 2))
+        culled_time, _, culled = best_time(lambda: culled_face_mesh(volume), max(1, args.repeat // 2))
         ratio, _ = peak_ratio(volume, workers=2)
         print(f"{name:<28} {one * 1e3:7.1f}ms {one_cpu * 1e3:7.1f}ms {two * 1e3:7.1f}ms {one / two:7.2f}x {mesh.n_triangles:>10} "
-              f"{culled_time * 1e3:7.1f}ms {len(culled_triangles):>10} "
-              f"{len(culled_triangles) / max(mesh.n_triangles, 1):5.1f}x {ratio:12.2f}x")
+              f"{culled_time * 1e3:7.1f}ms {culled.n_triangles:>10} "
+              f"{culled.n_triangles / max(mesh.n_triangles, 1):5.1f}x {ratio:12.2f}x")
 
 
 if __name__ == "__main__":

@@ -20,40 +20,6 @@ SAMPLES = REPO.parent / "shared" / "samples" / "vox"
 VOXEL_SIZE = 0.1
 
 
-def naive_piece(voxels, piece_class):
-    """Two triangles per solid/empty unit face: the mesh a culled-face mesher makes."""
-    solid = np.pad(voxels, 1) != 0
-    positions, triangles, materials = [], [], []
-    padded_ids = np.pad(voxels, 1)
-    for axis in range(3):
-        for step in (-1, 1):
-            neighbour = np.roll(solid, -step, axis=axis)
-            exposed = np.argwhere(solid & ~neighbour)
-            if len(exposed) == 0:
-                continue
-            ids = padded_ids[tuple(exposed.T)]
-            cells = exposed - 1.0
-            u, v = [a for a in range(3) if a != axis]
-            base = cells.copy()
-            if step > 0:
-                base[:, axis] += 1
-            corners = np.repeat(base[:, None, :], 4, axis=1)
-            corners[:, 1, u] += 1
-            corners[:, 2, u] += 1
-            corners[:, 2, v] += 1
-            corners[:, 3, v] += 1
-            # counter-clockwise from outside: (u, v, normal) right-handed when the normal is +axis
-            flip = (step > 0) != ((axis == 1))
-            quad = np.array([[0, 1, 2], [0, 2, 3]]) if flip else np.array([[0, 2, 1], [0, 3, 2]])
-            start = sum(len(p) for p in positions)
-            positions.append(corners.reshape(-1, 3))
-            offsets = start + 4 * np.arange(len(exposed))[:, None, None]
-            triangles.append((offsets + quad[None]).reshape(-1, 3))
-            materials.append(np.repeat(ids, 2))
-    return piece_class(np.concatenate(positions).astype(np.float32), np.concatenate(triangles).astype(np.int32),
-                       np.concatenate(materials).astype(np.uint16))
-
-
 def look_at(camera, target, direction, radius):
     from mathutils import Vector
     direction = Vector(direction).normalized()
@@ -128,6 +94,7 @@ def main(argv=None):
     import bpy
     sys.path.insert(0, str(SCRIPTS))
     from batch_mesh import addon_module
+    from culled_faces import culled_face_mesh
 
     bpy.ops.wm.read_factory_settings(use_empty=True)
     addon = addon_module()
@@ -146,7 +113,7 @@ def main(argv=None):
     for model in vox.models:
         matrix = np.asarray(model.transform, dtype=np.float64).copy()
         matrix[:3, :] *= VOXEL_SIZE
-        naive_parts.append((naive_piece(model.voxels, addon.mesh_build.Piece), matrix))
+        naive_parts.append((addon.mesh_build.Piece.from_core(culled_face_mesh(model.voxels)), matrix))
     naive = addon.mesh_build.join(naive_parts)
     ids = addon.mesh_build.distinct_ids(naive)
     naive_mesh = addon.mesh_build.build_mesh(f"{path.stem}_naive", naive, ids,
