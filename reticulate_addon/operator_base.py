@@ -9,11 +9,13 @@ ERROR (a ``RuntimeError`` for Python callers) and returns CANCELLED.
 """
 import time
 import traceback
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import bpy
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty
+from bpy_extras.io_utils import ImportHelper
 from mathutils import Matrix
 
 from . import materials as mats
@@ -180,3 +182,33 @@ class ReticulateOperator:
         self.report({'INFO'}, f"Reticulate: {label}: {outcome.triangles} triangles, {outcome.vertices} vertices, "
                               f"{len(outcome.ids)} materials, {len(outcome.objects)} objects in {seconds:.2f} s")
         return {'FINISHED'}
+
+
+class FileSource(ImportHelper):
+    """Mixin for operators whose source is the file ``self.filepath``.
+
+    Put it first in the bases, before ``ReticulateOperator``: ``invoke``
+    runs at once when a file is already chosen (the N-panel button) and
+    opens the file browser otherwise.
+    """
+
+    if TYPE_CHECKING:
+        filepath: str
+
+        def execute(self, context: Any) -> Any: ...
+
+    file_kind = "input"     # named in the error when no file is given
+
+    def invoke(self, context, event):
+        if self.filepath:
+            return self.execute(context)
+        return super().invoke(context, event)
+
+    def source_label(self, context):
+        return Path(self.filepath).name
+
+    def source_path(self):
+        """The chosen file as an absolute path; ValueError when none is chosen."""
+        if not self.filepath:
+            raise ValueError(f"no {self.file_kind} file given")
+        return Path(bpy.path.abspath(self.filepath))

@@ -7,16 +7,14 @@ scene-graph node name, else ``<file stem>_<model id>``; the custom property
 ``reticulate_model`` holds the index of the object's model in the scene.
 Voxel ``p`` of a model lands at ``voxel_size * (model.transform @ p)`` in world space.
 """
-from pathlib import Path
 
 import bpy
 import numpy as np
 import reticulate_core as rc
 from bpy.props import BoolProperty, FloatProperty, StringProperty
-from bpy_extras.io_utils import ImportHelper
 
 from .mesh_build import Piece, join
-from .operator_base import (MaterialChoice, Outcome, ReticulateOperator, as_matrix, mesh_data, mesh_object,
+from .operator_base import (FileSource, MaterialChoice, Outcome, ReticulateOperator, as_matrix, mesh_data, mesh_object,
                             output_parts)
 
 
@@ -28,7 +26,7 @@ def _placement(model_transform, size, voxel_size, centred):
     return matrix, -voxel_size * centre
 
 
-class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHelper):  # type: ignore[misc]
+class RETICULATE_OT_import_vox(FileSource, ReticulateOperator, bpy.types.Operator):  # type: ignore[misc]
     """Import a MagicaVoxel .vox file as minimal watertight meshes"""
 
     bl_idname = "reticulate.import_vox"
@@ -37,6 +35,7 @@ class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHel
 
     filename_ext = ".vox"
     filter_glob: StringProperty(default="*.vox", options={'HIDDEN'})
+    file_kind = ".vox"
     filepath: StringProperty(name="File Path", subtype='FILE_PATH', options={'SKIP_SAVE'})
     voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0, unit='LENGTH')
     hierarchy_empties: BoolProperty(name="Hierarchy Empty", default=False,
@@ -46,19 +45,8 @@ class RETICULATE_OT_import_vox(ReticulateOperator, bpy.types.Operator, ImportHel
     include_hidden: BoolProperty(name="Hidden Models", default=True,
                                  description="Import hidden models too (as hidden objects)")
 
-    def invoke(self, context, event):
-        """Run at once when a file is already chosen (the N-panel button), else open the file browser."""
-        if self.filepath:
-            return self.execute(context)
-        return ImportHelper.invoke(self, context, event)
-
-    def source_label(self, context):
-        return Path(self.filepath).name
-
     def build(self, context, progress):
-        if not self.filepath:
-            raise ValueError("no .vox file given")
-        path = Path(bpy.path.abspath(self.filepath))
+        path = self.source_path()
         scene = rc.io.read_vox(path)
         indices = [i for i, m in enumerate(scene.models) if self.include_hidden or not m.hidden]
         models = [scene.models[i] for i in indices]

@@ -5,18 +5,16 @@ above ``threshold`` (the core's ``load_grid`` rules).  Vertex ``p`` lands at
 ``voxel_size * (placement @ p)`` where ``placement`` is the file's own
 (an .npz may carry ``voxel_size`` and ``origin`` arrays; identity otherwise).
 """
-from pathlib import Path
 
 import bpy
 import numpy as np
 import reticulate_core as rc
 from bpy.props import FloatProperty, StringProperty
-from bpy_extras.io_utils import ImportHelper
 
-from .operator_base import MaterialChoice, Outcome, ReticulateOperator, grid_objects, split_scale
+from .operator_base import FileSource, MaterialChoice, Outcome, ReticulateOperator, grid_objects, split_scale
 
 
-class RETICULATE_OT_mesh_array(ReticulateOperator, bpy.types.Operator, ImportHelper):  # type: ignore[misc]
+class RETICULATE_OT_mesh_array(FileSource, ReticulateOperator, bpy.types.Operator):  # type: ignore[misc]
     """Mesh a numpy voxel array (.npy / .npz) into a minimal watertight mesh"""
 
     bl_idname = "reticulate.mesh_array"
@@ -25,25 +23,15 @@ class RETICULATE_OT_mesh_array(ReticulateOperator, bpy.types.Operator, ImportHel
 
     filename_ext = ".npy"
     filter_glob: StringProperty(default="*.npy;*.npz", options={'HIDDEN'})
+    file_kind = ".npy / .npz"
     filepath: StringProperty(name="File Path", subtype='FILE_PATH', options={'SKIP_SAVE'})
     threshold: FloatProperty(name="Threshold", default=0.5,
                              description="Float arrays: values above this are solid")
     voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0, unit='LENGTH')
     grid_name: StringProperty(name="Array", description=".npz: the array to mesh (empty: the only one)")
 
-    def invoke(self, context, event):
-        """Run at once when a file is already chosen (the N-panel button), else open the file browser."""
-        if self.filepath:
-            return self.execute(context)
-        return ImportHelper.invoke(self, context, event)
-
-    def source_label(self, context):
-        return Path(self.filepath).name
-
     def build(self, context, progress):
-        if not self.filepath:
-            raise ValueError("no .npy / .npz file given")
-        path = Path(bpy.path.abspath(self.filepath))
+        path = self.source_path()
         loaded = rc.io.load_grid_with_info(path, self.threshold, grid=self.grid_name or None)
         core = rc.mesh_grid(loaded.voxels, progress=progress)
         placement = np.diag([self.voxel_size] * 3 + [1.0]) @ loaded.transform
