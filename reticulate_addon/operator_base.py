@@ -212,3 +212,27 @@ class FileSource(ImportHelper):
         if not self.filepath:
             raise ValueError(f"no {self.file_kind} file given")
         return Path(bpy.path.abspath(self.filepath))
+
+
+class ActiveObjectSource:
+    """Mixin for operators whose source is the active object, of one type.
+
+    Put it first in the bases, before ``ReticulateOperator``.
+    """
+
+    source_type = 'MESH'                  # the object type the operator needs
+    source_noun = "a mesh"                # that type in the wrong-type error
+    source_hint = "select a mesh object"  # what to do when nothing is active
+
+    def source_label(self, context):
+        ob = context.active_object
+        return ob.name if ob is not None else "no active object"
+
+    def active_source(self, context):
+        """The active object; ValueError when none, TypeError when of another type."""
+        ob = context.active_object
+        if ob is None:
+            raise ValueError(f"no active object: {self.source_hint}")
+        if ob.type != self.source_type:
+            raise TypeError(f"active object {ob.name!r} is a {ob.type}, not {self.source_noun}")
+        return ob

@@ -15,7 +15,7 @@ import numpy as np
 import reticulate_core as rc
 from bpy.props import FloatProperty, StringProperty
 
-from .operator_base import MaterialChoice, Outcome, ReticulateOperator, grid_objects, split_scale
+from .operator_base import ActiveObjectSource, MaterialChoice, Outcome, ReticulateOperator, grid_objects, split_scale
 
 
 def volume_file(context, ob, temp_dir):
@@ -37,7 +37,7 @@ def volume_file(context, ob, temp_dir):
     return path
 
 
-class RETICULATE_OT_mesh_volume(ReticulateOperator, bpy.types.Operator):
+class RETICULATE_OT_mesh_volume(ActiveObjectSource, ReticulateOperator, bpy.types.Operator):
     """Mesh the active Volume object: float grids by threshold, integer grids as material ids"""
 
     bl_idname = "reticulate.mesh_volume"
@@ -48,16 +48,12 @@ class RETICULATE_OT_mesh_volume(ReticulateOperator, bpy.types.Operator):
     threshold: FloatProperty(name="Threshold", default=0.5,
                              description="Float grids: values above this are solid")
 
-    def source_label(self, context):
-        ob = context.active_object
-        return ob.name if ob is not None else "no active object"
+    source_type = 'VOLUME'
+    source_noun = "a Volume"
+    source_hint = "select a Volume object"
 
     def build(self, context, progress):
-        ob = context.active_object
-        if ob is None:
-            raise ValueError("no active object: select a Volume object")
-        if ob.type != 'VOLUME':
-            raise TypeError(f"active object {ob.name!r} is a {ob.type}, not a Volume")
+        ob = self.active_source(context)
         with tempfile.TemporaryDirectory(prefix="reticulate-") as temp_dir:
             path = volume_file(context, ob, temp_dir)
             loaded = rc.io.load_grid_with_info(path, self.threshold, grid=self.grid_name or None)

@@ -11,7 +11,7 @@ import numpy as np
 import reticulate_core as rc
 from bpy.props import FloatProperty
 
-from .operator_base import MaterialChoice, Outcome, ReticulateOperator, grid_objects
+from .operator_base import ActiveObjectSource, MaterialChoice, Outcome, ReticulateOperator, grid_objects
 from .voxelize import voxelize
 
 
@@ -34,7 +34,7 @@ def evaluated_triangles(context, ob):
     return vertices.reshape(-1, 3), corner_vertex[loops].reshape(-1, 3), slots
 
 
-class RETICULATE_OT_voxel_remesh(ReticulateOperator, bpy.types.Operator):
+class RETICULATE_OT_voxel_remesh(ActiveObjectSource, ReticulateOperator, bpy.types.Operator):
     """Voxelize the active mesh object and build its minimal blocky mesh as a new object"""
 
     bl_idname = "reticulate.voxel_remesh"
@@ -43,16 +43,10 @@ class RETICULATE_OT_voxel_remesh(ReticulateOperator, bpy.types.Operator):
 
     voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0, unit='LENGTH')
 
-    def source_label(self, context):
-        ob = context.active_object
-        return ob.name if ob is not None else "no active object"
+    source_hint = "select a mesh object to remesh"
 
     def build(self, context, progress):
-        source = context.active_object
-        if source is None:
-            raise ValueError("no active object: select a mesh object to remesh")
-        if source.type != 'MESH':
-            raise TypeError(f"active object {source.name!r} is a {source.type}, not a mesh")
+        source = self.active_source(context)
         vertices, triangles, slots = evaluated_triangles(context, source)
         n_slots = len(source.material_slots)
         if n_slots:
