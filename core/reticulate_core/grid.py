@@ -9,13 +9,14 @@ of its keys (chunks inside the box that are not in the dict are empty) and is
 never densified at once: each chunk is meshed from its 27-neighbourhood.
 Voxel (x, y, z) of chunk c sits at grid coordinates 32 * c + (x, y, z).
 
-Each chunk is meshed by ``Mesher.mesh_padded`` from a (34, 34, 34) padded
-block (the chunk plus one voxel of halo, 0 beyond the grid); a chunk emits the
-faces of its layers 0..31 and, when it is the last chunk along an axis, layer
-32 too.  Chunks whose padded block holds one value have no faces and are
-skipped.  Chunks are processed and concatenated in chunk order (C order of
-the chunk index: x slowest, z fastest), so the output does not depend on the
-number of workers.
+Chunks are meshed in batches of consecutive chunks, each batch by one call
+without the GIL (``Mesher.mesh_volume_batch`` for dense volumes): a chunk is
+meshed from a (34, 34, 34) padded block (the chunk plus one voxel of halo, 0
+beyond the grid), emits the faces of its layers 0..31 and, when it is the
+last chunk along an axis, layer 32 too.  Chunks whose padded block holds one
+value have no faces and are skipped.  Batches are welded in chunk order (C
+order of the chunk index: x slowest, z fastest) as they arrive, so the
+output does not depend on the number of workers.
 """
 import os
 import threading
@@ -24,11 +25,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .halo import fill_padded, is_uniform
+from .halo import is_uniform
 from .manifold import split_nonmanifold
 from .mesh import Mesh
 from .mesher import Mesher
-from .weld import prepare_chunk
+from .weld import SeamWelder, prepare_chunk
 
 CHUNK = 32
 PADDED = CHUNK + 2
@@ -46,9 +47,10 @@ def mesh_grid(volume, *, workers=None, progress=None, manifold=False):
     positions then repeat exactly at the split points.
     """
     source = _source(volume)
-    seams = _SeamKeys(source.corner_lo, source.corner_hi)
-    parts = [part for _, part in _mesh_all(source, workers, progress, seams.prepare)]
-    mesh = _weld(parts)
+    welder = SeamWelder()
+    for batch in _mesh_all(source, workers, progress):
+        welder.add(batch.positions, batch.keys, batch.triangles, batch.materials, batch.faces)
+    mesh = welder.mesh()
     if manifold:
         mesh = split_nonmanifold(mesh)
     return mesh
@@ -62,8 +64,8 @@ def mesh_chunks(volume, *, workers=None, progress=None):
     neighbouring chunks agree on their shared seam vertices.  Chunks are
     meshed ahead in parallel while the caller consumes them.
     """
-    source = _source(volume)
-    yield from _mesh_all(source, workers, progress, lambda coords, mesh: mesh)
+    for batch in _mesh_all(_source(volume), workers, progress):
+        yield from batch.chunk_meshes()
 
 
 # ---------------------------------------------------------------- sources
@@ -103,17 +105,16 @@ class _DenseSource:
             raise ValueError(f"volume is empty (shape {array.shape})")
         self.volume = _as_voxels(array, "volume")
         self.n_chunks = tuple(-(-n // CHUNK) for n in array.shape)
-        self.corner_lo = (0, 0, 0)
-        self.corner_hi = tuple(array.shape)
+        self.seams = _SeamKeys((0, 0, 0), array.shape)
 
     def coords(self):
         return [tuple(int(i) for i in c) for c in np.ndindex(*self.n_chunks)]
 
-    def emit_upper(self, c):
-        return tuple(c[a] == self.n_chunks[a] - 1 for a in range(3))
-
-    def fill(self, c, block):
-        return fill_padded(self.volume, c[0], c[1], c[2], block)
+    def mesh_batch(self, mesher, coords):
+        """The _ChunkBatch of chunks ``coords``, meshed without the GIL."""
+        rows, n_vertices, n_triangles, *arrays = mesher.mesh_volume_batch(
+            self.volume, coords, self.seams.lo, self.seams.dy, self.seams.dz)
+        return _ChunkBatch([coords[r] for r in rows], n_vertices, n_triangles, *arrays)
 
     def done_before(self, c):
         """Called once every chunk before ``c`` is finished (dense: nothing to free)."""
@@ -143,8 +144,7 @@ class _SparseSource:
         keys = np.array(sorted(self.chunks), dtype=np.int64)
         self.lo = keys.min(axis=0)
         self.hi = keys.max(axis=0)
-        self.corner_lo = tuple(int(k) * CHUNK for k in self.lo)
-        self.corner_hi = tuple((int(k) + 1) * CHUNK for k in self.hi)
+        self.seams = _SeamKeys([int(k) * CHUNK for k in self.lo], [(int(k) + 1) * CHUNK for k in self.hi])
         self._dense = {}
         self._lock = threading.Lock()
 
@@ -176,7 +176,19 @@ class _SparseSource:
             self._dense[c] = chunk
         return chunk
 
-    def fill(self, c, block):
+    def mesh_batch(self, mesher, coords):
+        """The _ChunkBatch of chunks ``coords``, each padded from its neighbours here."""
+        block = np.empty((PADDED, PADDED, PADDED), np.uint16)
+        meshes = []
+        for c in coords:
+            if not self._fill(c, block):
+                mesh = mesher.mesh_padded(block, self.emit_upper(c))
+                if mesh.n_triangles:
+                    meshes.append((c, mesh))
+        return _ChunkBatch.join(meshes, self.seams)
+
+    def _fill(self, c, block):
+        """Fill ``block`` with chunk c and its halo; True when it holds one value."""
         block.fill(0)
         parts = ((slice(CHUNK - 1, CHUNK), slice(0, 1)),
                  (slice(0, CHUNK), slice(1, CHUNK + 1)),
@@ -205,11 +217,8 @@ def _is_octree(chunk):
 # ---------------------------------------------------------------- meshing
 
 
-def _mesh_all(source, workers, progress, finish):
-    """Yield (chunk_coords, finish(chunk_coords, Mesh)) for the chunks with triangles, in order.
-
-    The Mesh is in chunk coordinates; ``finish`` runs in the worker thread.
-    """
+def _mesh_all(source, workers, progress):
+    """Yield the _ChunkBatch of every batch of consecutive chunks, in chunk order."""
     if workers is None:
         workers = os.cpu_count() or 1
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
@@ -217,35 +226,28 @@ def _mesh_all(source, workers, progress, finish):
     workers = int(workers)
     coords = source.coords()
     total = len(coords)
-    size = max(1, min(16, total // (8 * workers)))
+    size = max(1, min(32, total // (4 * workers)))
     batches = [coords[i:i + size] for i in range(0, total, size)]
     local = threading.local()
 
     def run(batch):
-        state = getattr(local, "state", None)
-        if state is None:
-            state = local.state = (Mesher(), np.empty((PADDED, PADDED, PADDED), np.uint16))
-        mesher, block = state
-        out = []
-        for c in batch:
-            if not source.fill(c, block):
-                mesh = mesher.mesh_padded(block, source.emit_upper(c))
-                if mesh.n_triangles:
-                    out.append((c, finish(c, mesh)))
-        return out
+        mesher = getattr(local, "mesher", None)
+        if mesher is None:
+            mesher = local.mesher = Mesher()
+        return source.mesh_batch(mesher, batch)
 
     done = 0
     if progress is not None:
         progress(0, total)
     if workers == 1:
         for batch in batches:
-            results = run(batch)
+            result = run(batch)
             done += len(batch)
             if done < total:
                 source.done_before(coords[done])
             if progress is not None:
                 progress(done, total)
-            yield from results
+            yield result
         return
 
     pending = deque()
@@ -258,7 +260,7 @@ def _mesh_all(source, workers, progress, finish):
                 break
         while pending:
             count, future = pending.popleft()
-            results = future.result()
+            result = future.result()
             done += count
             for batch in queued:
                 pending.append((len(batch), executor.submit(run, batch)))
@@ -268,86 +270,69 @@ def _mesh_all(source, workers, progress, finish):
                 source.done_before(coords[done])
             if progress is not None:
                 progress(done, total)
-            yield from results
+            yield result
     finally:
         for _, future in pending:
             future.cancel()
         executor.shutdown(wait=True)
 
 
-# ---------------------------------------------------------------- welding
+class _ChunkBatch:
+    """The meshes of some consecutive chunks, joined (see Mesher.mesh_volume_batch).
+
+    ``positions`` are grid coordinates, chunk after chunk (``n_vertices[i]``
+    of chunk ``coords[i]``, then the next); ``keys`` their seam keys (-1
+    inside a chunk); ``triangles`` index the joined positions.
+    """
+    __slots__ = ("coords", "n_vertices", "n_triangles", "positions", "keys", "triangles",
+                 "materials", "faces")
+
+    def __init__(self, coords, n_vertices, n_triangles, positions, keys, triangles, materials, faces):
+        self.coords, self.n_vertices, self.n_triangles = coords, n_vertices, n_triangles
+        self.positions, self.keys, self.triangles = positions, keys, triangles
+        self.materials, self.faces = materials, faces
+
+    @classmethod
+    def join(cls, meshes, seams):
+        """The batch of ``(coords, chunk-local Mesh)`` pairs, in order."""
+        parts = [prepare_chunk(mesh.positions, *(CHUNK * k for k in c), *seams.lo, seams.dy, seams.dz)
+                 for c, mesh in meshes]
+        n_vertices = np.array([mesh.n_vertices for _, mesh in meshes], dtype=np.int64)
+        n_triangles = np.array([mesh.n_triangles for _, mesh in meshes], dtype=np.int64)
+        starts = np.repeat(np.cumsum(n_vertices) - n_vertices, n_triangles).astype(np.int32)
+
+        def joined(arrays, empty):
+            return np.concatenate(arrays) if arrays else empty
+
+        triangles = joined([mesh.triangles for _, mesh in meshes], np.zeros((0, 3), np.int32))
+        return cls([c for c, _ in meshes], n_vertices, n_triangles,
+                   joined([p for p, _ in parts], np.zeros((0, 3), np.float32)),
+                   joined([k for _, k in parts], np.zeros(0, np.int64)),
+                   triangles + starts[:, None],
+                   joined([mesh.materials for _, mesh in meshes], np.zeros(0, np.uint16)),
+                   joined([mesh.faces for _, mesh in meshes], np.zeros(0, np.uint8)))
+
+    def chunk_meshes(self):
+        """Yield ``(coords, Mesh)`` per chunk, the Mesh in chunk-local coordinates."""
+        v = t = 0
+        for c, nv, nt in zip(self.coords, self.n_vertices.tolist(), self.n_triangles.tolist()):
+            origin = np.array([CHUNK * k for k in c], dtype=np.float32)
+            yield c, Mesh(self.positions[v:v + nv] - origin, self.triangles[t:t + nt] - v,
+                          self.materials[t:t + nt], self.faces[t:t + nt])
+            v += nv
+            t += nt
 
 
 class _SeamKeys:
-    """Prepares chunk meshes for :func:`_weld`: grid positions, seam vertices and their keys.
-
-    Inside a chunk vertices are already unique, so only vertices on a chunk
-    border (a local coordinate of 0 or 32) can coincide with another chunk's;
-    each gets a key that numbers its grid corner within the volume's box.
-    """
+    """The box that seam keys number corners in (see weld.seam_key): its lower
+    corner ``lo`` and its corner counts ``dy``, ``dz`` along y and z."""
 
     def __init__(self, corner_lo, corner_hi):
         self.lo = [int(n) for n in corner_lo]
         spans = [int(hi) - lo + 1 for lo, hi in zip(self.lo, corner_hi)]
         if spans[0] * spans[1] * spans[2] >= 2**62:
             raise ValueError(f"volume spans {[n - 1 for n in spans]} voxels: too large to number its corners")
-        if max(abs(n) for n in list(corner_lo) + list(corner_hi)) > 2**24:
+        if max(abs(int(n)) for n in list(corner_lo) + list(corner_hi)) > 2**24:
             raise ValueError("volume reaches beyond grid coordinate +-2**24, which float32 "
                              "positions cannot hold exactly")
         self.dy, self.dz = spans[1], spans[2]
-
-    def prepare(self, coords, mesh):
-        origin = [int(c) * CHUNK for c in coords]
-        positions, seam, keys = prepare_chunk(mesh.positions, *origin, *self.lo, self.dy, self.dz)
-        return _Part(positions, seam, keys, mesh)
-
-
-class _Part:
-    __slots__ = ("positions", "seam", "keys", "triangles", "materials", "faces")
-
-    def __init__(self, positions, seam, keys, mesh):
-        self.positions, self.seam, self.keys = positions, seam, keys
-        self.triangles, self.materials, self.faces = mesh.triangles, mesh.materials, mesh.faces
-
-
-def _weld(parts):
-    """Concatenate prepared chunk meshes (in chunk order) and merge equal seam vertices.
-
-    Result order: the interior vertices of all chunks in chunk order, then the
-    distinct seam vertices sorted by key (x, then y, then z).  ``parts`` is
-    consumed: each kind of array is dropped from the parts as soon as it is
-    joined, so the parts and the result are never held in full at once.
-    """
-    if not parts:
-        return Mesh.empty()
-    n_vertices = np.array([len(p.positions) for p in parts], dtype=np.int64)
-    n_triangles = np.array([len(p.triangles) for p in parts], dtype=np.int64)
-    n_all = int(n_vertices.sum())
-
-    def take_all(name):
-        joined = np.concatenate([getattr(p, name) for p in parts])
-        for p in parts:
-            setattr(p, name, None)
-        return joined
-
-    # triangles first (the largest arrays): the parts shrink before the rest is joined
-    triangles = take_all("triangles")
-    vertex_start = (np.cumsum(n_vertices) - n_vertices).astype(np.int32)
-    triangles += np.repeat(vertex_start, n_triangles)[:, None]
-    materials, faces = take_all("materials"), take_all("faces")
-    positions, seam, keys = take_all("positions"), take_all("seam"), take_all("keys")
-    parts.clear()
-
-    seam_index = np.flatnonzero(seam)
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    del keys
-    interior = ~seam
-    n_interior = n_all - seam_index.size
-    remap = np.empty(n_all, dtype=np.int32)
-    remap[interior] = np.arange(n_interior, dtype=np.int32)
-    remap[seam_index] = n_interior + inverse.astype(np.int32)
-    block = 1 << 18
-    for start in range(0, len(triangles), block):
-        triangles[start:start + block] = np.take(remap, triangles[start:start + block])
-    welded = np.concatenate((np.compress(interior, positions, axis=0), positions[seam_index[first]]))
-    return Mesh(welded, triangles, materials, faces)

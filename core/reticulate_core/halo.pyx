@@ -6,7 +6,6 @@ A padded block is a (34, 34, 34) C-contiguous uint16 array: block[1:33,
 neighbouring voxels across faces, edges and corners; 0 beyond the grid).
 Both functions release the GIL, so worker threads fill blocks in parallel.
 """
-from libc.stdint cimport uint16_t
 from libc.string cimport memcpy, memset
 
 cdef enum:
@@ -14,7 +13,7 @@ cdef enum:
     PADDED = 34
 
 
-cdef bint _uniform(const uint16_t* block, Py_ssize_t n) noexcept nogil:
+cdef bint uniform_block(const uint16_t* block, Py_ssize_t n) noexcept nogil:
     """All n values (a multiple of 34) equal to the first; stops at the first row that differs."""
     cdef uint16_t first = block[0]
     cdef uint16_t diff
@@ -28,8 +27,8 @@ cdef bint _uniform(const uint16_t* block, Py_ssize_t n) noexcept nogil:
     return True
 
 
-cdef void _fill(const uint16_t[:, :, :] volume, Py_ssize_t x0, Py_ssize_t y0,
-                Py_ssize_t z0, uint16_t[:, :, ::1] block) noexcept nogil:
+cdef void fill_block(const uint16_t[:, :, :] volume, Py_ssize_t x0, Py_ssize_t y0,
+                     Py_ssize_t z0, uint16_t[:, :, ::1] block) noexcept nogil:
     cdef Py_ssize_t nx = volume.shape[0], ny = volume.shape[1], nz = volume.shape[2]
     cdef Py_ssize_t i, j, k, x, y
     # the block's k range that lies inside the grid: z = z0 - 1 + k in [0, nz)
@@ -72,8 +71,8 @@ def fill_padded(const uint16_t[:, :, :] volume, Py_ssize_t cx, Py_ssize_t cy,
         raise ValueError(f"chunk coordinates must be >= 0, got {(cx, cy, cz)}")
     cdef bint uniform
     with nogil:
-        _fill(volume, cx * CHUNK, cy * CHUNK, cz * CHUNK, block)
-        uniform = _uniform(&block[0, 0, 0], PADDED * PADDED * PADDED)
+        fill_block(volume, cx * CHUNK, cy * CHUNK, cz * CHUNK, block)
+        uniform = uniform_block(&block[0, 0, 0], PADDED * PADDED * PADDED)
     return uniform
 
 
@@ -82,5 +81,5 @@ def is_uniform(uint16_t[:, :, ::1] block):
     _check_block(block)
     cdef bint uniform
     with nogil:
-        uniform = _uniform(&block[0, 0, 0], PADDED * PADDED * PADDED)
+        uniform = uniform_block(&block[0, 0, 0], PADDED * PADDED * PADDED)
     return uniform

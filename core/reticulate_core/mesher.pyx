@@ -33,10 +33,12 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.stdlib cimport calloc, realloc, free
 from libc.string cimport memset, memcpy
 
+from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, ON_LEAF, ON_EMPTY, compact_from_dense_c, compact_walk_c,
     CompactOctree)
+from reticulate_core.weld cimport seam_key
 
 from reticulate_core.mesh import Mesh
 from reticulate_core.octree import Fixed8Octree
@@ -1063,7 +1065,79 @@ cdef bint _all_empty(const uint16_t* pad) noexcept nogil:
     return True
 
 
+# ---------------------------------------------------------------- batches
+
+# meshes of several chunks of one volume, appended in chunk order
+cdef struct Batch:
+    float* positions             # grid coordinates
+    int64_t* keys                # seam_key of each vertex (-1 inside its chunk)
+    int64_t n_vertices
+    int64_t cap_vertices
+    int32_t* triangles           # indices into this batch's positions
+    uint16_t* materials
+    uint8_t* faces
+    int64_t n_triangles
+    int64_t cap_triangles
+
+
+cdef bint _grow(void** buffer, size_t item, int64_t cap) noexcept nogil:
+    cdef void* grown = realloc(buffer[0], cap * item)
+    if grown == NULL:
+        return False
+    buffer[0] = grown
+    return True
+
+
+cdef bint _append_chunk(Batch* out, State* st, const int64_t* origin, const int64_t* key_origin,
+                        int64_t dy, int64_t dz) noexcept nogil:
+    """Append st's mesh moved to the chunk's grid origin; False when out of memory."""
+    cdef int64_t cap, base = out.n_vertices, first = out.n_triangles, i
+    cdef const float* p
+    cdef float* q
+    if base + st.n_positions > out.cap_vertices:
+        cap = max(2 * out.cap_vertices, base + st.n_positions)
+        if not (_grow(<void**>&out.positions, 3 * sizeof(float), cap)
+                and _grow(<void**>&out.keys, sizeof(int64_t), cap)):
+            return False
+        out.cap_vertices = cap
+    if first + st.n_triangles > out.cap_triangles:
+        cap = max(2 * out.cap_triangles, first + st.n_triangles)
+        if not (_grow(<void**>&out.triangles, 3 * sizeof(int32_t), cap)
+                and _grow(<void**>&out.materials, sizeof(uint16_t), cap)
+                and _grow(<void**>&out.faces, sizeof(uint8_t), cap)):
+            return False
+        out.cap_triangles = cap
+    for i in range(st.n_positions):
+        p = st.positions + 3 * i
+        q = out.positions + 3 * (base + i)
+        q[0] = p[0] + origin[0]
+        q[1] = p[1] + origin[1]
+        q[2] = p[2] + origin[2]
+        out.keys[base + i] = seam_key(p, key_origin[0], key_origin[1], key_origin[2], dy, dz)
+    for i in range(3 * st.n_triangles):
+        out.triangles[3 * first + i] = st.triangles[i] + <int32_t>base
+    memcpy(out.materials + first, st.materials, st.n_triangles * sizeof(uint16_t))
+    memcpy(out.faces + first, st.faces, st.n_triangles * sizeof(uint8_t))
+    out.n_vertices += st.n_positions
+    out.n_triangles += st.n_triangles
+    return True
+
+
+cdef void _free_batch(Batch* out) noexcept nogil:
+    free(out.positions)
+    free(out.keys)
+    free(out.triangles)
+    free(out.materials)
+    free(out.faces)
+
+
 # ---------------------------------------------------------------- Python API
+
+cdef void _copy_out(array, const void* source, size_t nbytes):
+    """Copy nbytes into the start of a C-contiguous numpy array."""
+    cdef uint8_t[::1] target = array.reshape(-1).view(np.uint8)
+    memcpy(&target[0], source, nbytes)
+
 
 def _as_chunk(voxels):
     """A (32, 32, 32) uint16 array from an integer or bool array (validated)."""
@@ -1152,6 +1226,7 @@ cdef class Mesher:
     """
     cdef State* st
     cdef object _standalone      # (34, 34, 34) zero-halo buffer for mesh()
+    cdef object _block           # (34, 34, 34) buffer for mesh_volume_batch()
     cdef object _lock
     cdef readonly bint metrics
     cdef object _last_metrics
@@ -1164,6 +1239,7 @@ cdef class Mesher:
         self.st.metrics = bool(metrics)
         self.metrics = bool(metrics)
         self._standalone = np.zeros((P, P, P), dtype=np.uint16)
+        self._block = np.zeros((P, P, P), dtype=np.uint16)
         self._lock = threading.Lock()
         self._last_metrics = None
 
@@ -1221,6 +1297,96 @@ cdef class Mesher:
         padded = np.ascontiguousarray(padded)
         with self._lock:
             return self._run(padded, flags, None)
+
+    def mesh_volume_batch(self, const uint16_t[:, :, :] volume, coords, box_lo,
+                          int64_t dy, int64_t dz, bint skip_uniform=True):
+        """Mesh chunks of a dense (X, Y, Z) uint16 volume in one GIL-free call.
+
+        ``coords``: (n, 3) chunk coordinates.  Chunk c is meshed from its
+        padded block (0 beyond the volume, as ``mesh_padded``) and emits
+        layer 32 along axis a only when it is the volume's last chunk along
+        a; chunks whose block holds one value are skipped (unless
+        ``skip_uniform`` is False: they mesh to nothing anyway).  Returns the
+        chunks with triangles, in the order of ``coords``, joined:
+        ``(rows, n_vertices, n_triangles, positions, keys, triangles,
+        materials, faces)``; ``rows`` index ``coords``, positions are grid
+        coordinates, ``keys`` are ``weld.seam_key`` relative to the box
+        corner ``box_lo`` with corner counts ``dy``, ``dz``, and triangles
+        index the joined positions.
+        """
+        cdef const int64_t[:, ::1] chunks = np.ascontiguousarray(coords, dtype=np.int64).reshape(-1, 3)
+        cdef Py_ssize_t n = chunks.shape[0], i, kept = 0, failed = -1
+        cdef int64_t last[3]
+        cdef int64_t origin[3]
+        cdef int64_t key_origin[3]
+        cdef int64_t lo[3]
+        cdef int a, n_nodes, err = ERR_NONE
+        for a in range(3):
+            last[a] = (volume.shape[a] + 31) // 32 - 1
+            lo[a] = box_lo[a]
+        for i in range(n):
+            for a in range(3):
+                if not 0 <= chunks[i, a] <= last[a]:
+                    raise ValueError(f"chunk {tuple(chunks[i])} is outside the volume's "
+                                     f"{tuple(int(k) + 1 for k in last)} chunks")
+        rows_array = np.empty(n, dtype=np.int64)
+        counts_array = np.empty((2, n), dtype=np.int64)
+        cdef int64_t[::1] rows = rows_array
+        cdef int64_t[:, ::1] counts = counts_array
+        cdef uint16_t[:, :, ::1] block = self._block
+        cdef State* st = self.st
+        cdef Batch out
+        memset(&out, 0, sizeof(Batch))
+        with self._lock:
+            st.pad = &block[0, 0, 0]
+            with nogil:
+                for i in range(n):
+                    for a in range(3):
+                        origin[a] = 32 * chunks[i, a]
+                        key_origin[a] = origin[a] - lo[a]
+                        st.emit_upper[a] = chunks[i, a] == last[a]
+                    fill_block(volume, origin[0], origin[1], origin[2], block)
+                    if skip_uniform and uniform_block(st.pad, P * P * P):
+                        continue
+                    n_nodes = compact_from_dense_c(block[1:33, 1:33, 1:33], st.nodes)
+                    _mesh_state(st, n_nodes)
+                    if st.error != ERR_NONE:
+                        err = st.error
+                        failed = i
+                        break
+                    if st.n_triangles == 0:
+                        continue
+                    if not _append_chunk(&out, st, origin, key_origin, dy, dz):
+                        err = ERR_MEMORY
+                        failed = i
+                        break
+                    rows[kept] = i
+                    counts[0, kept] = st.n_positions
+                    counts[1, kept] = st.n_triangles
+                    kept += 1
+            st.pad = NULL
+        try:
+            if err == ERR_MEMORY:
+                raise MemoryError(f"out of memory while meshing chunk {tuple(chunks[failed])}")
+            if err != ERR_NONE:
+                raise RuntimeError(f"mesher internal error {err} in chunk {tuple(chunks[failed])} "
+                                   "(please report the chunk)")
+            positions = np.empty((out.n_vertices, 3), dtype=np.float32)
+            keys = np.empty(out.n_vertices, dtype=np.int64)
+            triangles = np.empty((out.n_triangles, 3), dtype=np.int32)
+            materials = np.empty(out.n_triangles, dtype=np.uint16)
+            faces = np.empty(out.n_triangles, dtype=np.uint8)
+            if out.n_vertices:
+                _copy_out(positions, out.positions, out.n_vertices * 3 * sizeof(float))
+                _copy_out(keys, out.keys, out.n_vertices * sizeof(int64_t))
+            if out.n_triangles:
+                _copy_out(triangles, out.triangles, out.n_triangles * 3 * sizeof(int32_t))
+                _copy_out(materials, out.materials, out.n_triangles * sizeof(uint16_t))
+                _copy_out(faces, out.faces, out.n_triangles * sizeof(uint8_t))
+        finally:
+            _free_batch(&out)
+        return (rows_array[:kept], counts_array[0, :kept], counts_array[1, :kept],
+                positions, keys, triangles, materials, faces)
 
     cdef object _run(self, padded, tuple flags, nodes):
         cdef const uint16_t[:, :, ::1] pad = padded

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 import meshcheck
 import reticulate_core as rc
-from reticulate_core import grid as grid_module, halo
+
 
 
 def check(volume, mesh, single_material=None):
@@ -110,24 +110,22 @@ def test_deterministic_and_independent_of_workers():
     check(volume, one, single_material=False)
 
 
-def test_skipping_uniform_chunks_changes_nothing(monkeypatch):
+def test_skipping_uniform_chunks_changes_nothing():
     volume = np.zeros((128, 128, 128), np.uint16)
     volume[:, :, :70] = 1                    # chunk (1, 1, 1) and its halo are solid,
     volume[40:50, 40:50, 70:80] = 2          # chunks with z = 3 and their halo are empty
-    skipped = rc.mesh_grid(volume)
-
-    filled = []
-
-    def fill_never_uniform(*args):
-        filled.append(halo.fill_padded(*args))
-        return False
-
-    monkeypatch.setattr(grid_module, "fill_padded", fill_never_uniform)
-    unskipped = rc.mesh_grid(volume)
-    assert any(filled), "the test grid must have uniform chunks"
-    for name in ("positions", "triangles", "materials", "faces"):
-        assert np.array_equal(getattr(skipped, name), getattr(unskipped, name)), name
-    check(volume, skipped, single_material=False)
+    coords = np.array(list(np.ndindex(4, 4, 4)))
+    mesher = rc.Mesher()
+    box = ((0, 0, 0), 129, 129)
+    skipped = mesher.mesh_volume_batch(volume, coords, *box)
+    unskipped = mesher.mesh_volume_batch(volume, coords, *box, skip_uniform=False)
+    for a, b in zip(skipped, unskipped):
+        assert np.array_equal(a, b)
+    assert len(skipped[0]) < len(coords), "the test grid must have chunks without triangles"
+    # the grid mesher gives the same triangles as the batch of all chunks
+    mesh = rc.mesh_grid(volume)
+    assert mesh.n_triangles == len(skipped[5])
+    check(volume, mesh, single_material=False)
 
 
 def test_empty_grid_gives_an_empty_mesh():

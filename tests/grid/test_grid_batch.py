@@ -1,0 +1,73 @@
+"""The GIL-free chunk batch (Mesher.mesh_volume_batch) and the seam welder."""
+import numpy as np
+import pytest
+
+import reticulate_core as rc
+from reticulate_core.weld import SeamWelder
+
+
+def _volume():
+    rng = np.random.default_rng(5)
+    return (rng.random((70, 40, 33)) < 0.4).astype(np.uint16) * rng.integers(1, 4, (70, 40, 33)).astype(np.uint16)
+
+
+def test_batch_equals_padded_chunks_moved_to_their_origins():
+    volume = _volume()
+    coords = np.array(list(np.ndindex(3, 2, 2)))
+    rows, n_vertices, n_triangles, positions, keys, triangles, materials, faces = \
+        rc.Mesher().mesh_volume_batch(volume, coords, (0, 0, 0), 41, 34)
+    by_chunk = dict(rc.mesh_chunks(volume, workers=1))
+    assert [tuple(coords[r]) for r in rows] == list(by_chunk)
+    v = t = 0
+    for r, nv, nt in zip(rows, n_vertices, n_triangles):
+        c = tuple(int(k) for k in coords[r])
+        mesh = by_chunk[c]
+        assert np.array_equal(positions[v:v + nv] - 32 * np.array(c), mesh.positions)
+        assert np.array_equal(triangles[t:t + nt] - v, mesh.triangles)
+        assert np.array_equal(materials[t:t + nt], mesh.materials)
+        assert np.array_equal(faces[t:t + nt], mesh.faces)
+        local = mesh.positions.astype(np.int64)
+        on_seam = ((local == 0) | (local == 32)).any(axis=1)
+        grid = positions[v:v + nv].astype(np.int64)
+        expected = np.where(on_seam, (grid[:, 0] * 41 + grid[:, 1]) * 34 + grid[:, 2], -1)
+        assert np.array_equal(keys[v:v + nv], expected)
+        v += nv
+        t += nt
+    assert v == len(positions) and t == len(triangles)
+
+
+@pytest.mark.parametrize("chunk", [(3, 0, 0), (0, 2, 0), (0, 0, 2), (-1, 0, 0)])
+def test_batch_rejects_chunks_outside_the_volume(chunk):
+    with pytest.raises(ValueError, match="outside the volume"):
+        rc.Mesher().mesh_volume_batch(_volume(), [chunk], (0, 0, 0), 41, 34)
+
+
+def _square(offset, keys):
+    positions = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], np.float32) + offset
+    return (positions, np.array(keys, np.int64), np.array([[0, 1, 2], [0, 2, 3]], np.int32),
+            np.ones(2, np.uint16), np.full(2, 5, np.uint8))
+
+
+def test_welder_merges_equal_keys_in_order_of_first_appearance():
+    welder = SeamWelder()
+    welder.add(*_square((0, 0, 0), [-1, 7, 8, -1]))
+    welder.add(*_square((1, 0, 0), [7, -1, -1, 8]))
+    mesh = welder.mesh()
+    assert mesh.n_vertices == 6
+    assert np.array_equal(mesh.positions[:4], _square((0, 0, 0), [0] * 4)[0])
+    assert np.array_equal(mesh.positions[4:], [[2, 0, 0], [2, 1, 0]])
+    assert mesh.triangles.tolist() == [[0, 1, 2], [0, 2, 3], [1, 4, 5], [1, 5, 2]]
+    assert welder.mesh().n_triangles == 0
+
+
+def test_welder_rejects_bad_indices_and_changes_nothing():
+    welder = SeamWelder()
+    welder.add(*_square((0, 0, 0), [-1, 7, 8, -1]))
+    positions, keys, triangles, materials, faces = _square((1, 0, 0), [7, -1, -1, 8])
+    triangles[1, 2] = 4
+    with pytest.raises(ValueError, match="outside the mesh's positions"):
+        welder.add(positions, keys, triangles, materials, faces)
+    with pytest.raises(ValueError, match="seam keys"):
+        welder.add(positions, keys[:3], triangles, materials, faces)
+    welder.add(*_square((1, 0, 0), [7, -1, -1, 8]))
+    assert welder.mesh().n_vertices == 6
