@@ -21,7 +21,7 @@ output does not depend on the number of workers.
 import os
 import threading
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -251,7 +251,7 @@ def _mesh_all(source, workers, progress):
         return
 
     pending = deque()
-    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reticulate")
+    executor = _pool(workers)
     try:
         queued = iter(batches)
         for batch in queued:
@@ -272,9 +272,21 @@ def _mesh_all(source, workers, progress):
                 progress(done, total)
             yield result
     finally:
-        for _, future in pending:
-            future.cancel()
-        executor.shutdown(wait=True)
+        # an early stop: drop the queued batches, let the running ones end
+        wait([future for _, future in pending if not future.cancel()])
+
+
+_pools = {}
+_pools_lock = threading.Lock()
+
+
+def _pool(workers):
+    """The pool of ``workers`` threads, kept for later calls (so are their Meshers)."""
+    with _pools_lock:
+        pool = _pools.get(workers)
+        if pool is None:
+            pool = _pools[workers] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reticulate")
+        return pool
 
 
 class _ChunkBatch:

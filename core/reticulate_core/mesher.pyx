@@ -144,6 +144,10 @@ cdef struct State:
     int poly_holes[MAX_POLYS]    # holes not yet bridged into the polygon's outer cycle
     int n_polys
     int poly_stack[MAX_POLYS]
+    # monotone weaving: nodes in sweep order, their chain, the reflex stack
+    int sweep[POOL]
+    uint8_t chain[POOL]
+    int reflex[POOL]
     # welding
     int32_t weld[W * W * W]      # 1 + vertex index of each corner point, 0 = none yet
     # S membership of lattice points tested in this chunk: 0 unknown, 1 no, 2 yes
@@ -817,6 +821,105 @@ cdef int _weave(State* st, int a, int L, int positive, uint16_t material) noexce
     return ERR_NONE
 
 
+cdef inline bint _emit_ccw(State* st, int a, int positive, uint16_t material,
+                           int p, int q, int r) noexcept nogil:
+    """Emit nodes p, q, r counter-clockwise; False (nothing emitted) when they are collinear."""
+    cdef int64_t turn = _cross(st.nu[p], st.nv[p], st.nu[q], st.nv[q], st.nu[r], st.nv[r])
+    if turn > 0:
+        _emit(st, a, positive, material, st.nvert[p], st.nvert[q], st.nvert[r])
+    elif turn < 0:
+        _emit(st, a, positive, material, st.nvert[p], st.nvert[r], st.nvert[q])
+    else:
+        return False
+    return True
+
+
+cdef bint _weave_monotone(State* st, int a, int positive, uint16_t material) noexcept nogil:
+    """Weave a region bounded by one cycle that is monotone in sweep order (v, u).
+
+    The cycle has one lowest and one highest node; the chain from the lowest
+    along nnext (0, the right side) and the chain along nprev (1, the left
+    side) both rise.  Nodes are taken in sweep order, keeping a stack of
+    reflex nodes of one chain: a node of the other chain sees the whole
+    stack; a node of the same chain cuts off the convex corners below it
+    (de Berg et al., "Triangulating a Monotone Polygon").  Every node is a
+    vertex and no other point, so the n nodes give n - 2 triangles.  Returns
+    False, having emitted nothing, when the cycle is not strictly monotone
+    (a pinch point repeats a position) or a triangle would be degenerate.
+    """
+    cdef int head = st.cyc_head[0], k, low = head, n = 0, minima = 0, i, j, m, top, last, node
+    cdef int first_triangle = st.n_triangles
+    cdef bint convex
+    cdef int64_t turn
+    k = head
+    while True:
+        n += 1
+        if st.nkey[k] < st.nkey[low]:
+            low = k
+        if st.nkey[st.nprev[k]] > st.nkey[k] and st.nkey[st.nnext[k]] > st.nkey[k]:
+            minima += 1
+        k = st.nnext[k]
+        if k == head:
+            break
+    if minima != 1:
+        return False
+    # merge the two rising chains into sweep order
+    st.sweep[0] = low
+    i = st.nnext[low]
+    j = st.nprev[low]
+    m = 1
+    while i != j:
+        if st.nkey[i] < st.nkey[j]:
+            st.sweep[m] = i
+            st.chain[m] = 0
+            i = st.nnext[i]
+        elif st.nkey[i] > st.nkey[j]:
+            st.sweep[m] = j
+            st.chain[m] = 1
+            j = st.nprev[j]
+        else:
+            return False
+        m += 1
+    st.sweep[m] = i       # the highest node
+    st.reflex[0] = 0
+    st.reflex[1] = 1
+    top = 2
+    for m in range(2, n - 1):
+        node = st.sweep[m]
+        if st.chain[m] != st.chain[st.reflex[top - 1]]:
+            for k in range(top - 1):
+                if not _emit_ccw(st, a, positive, material, node,
+                                 st.sweep[st.reflex[k]], st.sweep[st.reflex[k + 1]]):
+                    st.n_triangles = first_triangle
+                    return False
+            st.reflex[0] = m - 1
+            st.reflex[1] = m
+            top = 2
+        else:
+            top -= 1
+            last = st.reflex[top]
+            while top > 0:
+                k = st.sweep[st.reflex[top - 1]]
+                turn = _cross(st.nu[k], st.nv[k], st.nu[st.sweep[last]], st.nv[st.sweep[last]],
+                              st.nu[node], st.nv[node])
+                convex = turn > 0 if st.chain[m] == 0 else turn < 0
+                if not convex:
+                    break
+                _emit_ccw(st, a, positive, material, node, st.sweep[last], k)
+                top -= 1
+                last = st.reflex[top]
+            st.reflex[top] = last
+            st.reflex[top + 1] = m
+            top += 2
+    node = st.sweep[n - 1]
+    for k in range(top - 1):
+        if not _emit_ccw(st, a, positive, material, node,
+                         st.sweep[st.reflex[k]], st.sweep[st.reflex[k + 1]]):
+            st.n_triangles = first_triangle
+            return False
+    return True
+
+
 cdef inline void _region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
     """Seed cell (u, v): skip it when claimed, else fill-weave-claim its region."""
     if (st.claims[a][L][v] >> u) & 1:
@@ -849,7 +952,7 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
             # a rectangle whose sides hold no point of S: nodes 0..3 counter-clockwise
             _emit(st, a, positive, material, st.nvert[0], st.nvert[1], st.nvert[2])
             _emit(st, a, positive, material, st.nvert[0], st.nvert[2], st.nvert[3])
-        elif err == ERR_NONE:
+        elif err == ERR_NONE and (st.n_cycles > 1 or not _weave_monotone(st, a, positive, material)):
             err = _weave(st, a, L, positive, material)
         if err != ERR_NONE and st.error == ERR_NONE:
             st.error = err
