@@ -106,6 +106,7 @@ cdef struct State:
     bint emit_upper[3]
     # Material planes, Morton-indexed (2D vuvu)
     uint16_t plane[3][1024]
+    uint16_t plane_halo[3][1024] # the planes as seeded from the halo, for the second walk
     # Parity: per column (u + 32 v) one bit per layer 0..32
     uint64_t pcol[3][1024]
     # Parity per layer: rows v with bits u, and rows u with bits v
@@ -1041,6 +1042,23 @@ cdef inline void _scan_entry(State* st, int a, int a0, int e, uint16_t material)
     st.plane[a][e] = material
 
 
+cdef inline bint _block_claimed(State* st, int a, int L, int e) noexcept nogil:
+    """Whether the 2x2 cells of the aligned 4-entry word at plane entry e are all claimed."""
+    cdef int u = DECODE_U[e], v = DECODE_V[e]
+    return ((st.claims[a][L][v] >> u) & 3) == 3 and ((st.claims[a][L][v + 1] >> u) & 3) == 3
+
+
+cdef void _count_claimed_seeds(State* st, uint64_t word, uint16_t material) noexcept nogil:
+    """Metrics of a skipped claimed word: its seeds (lanes whose face is solid/empty)."""
+    cdef int k
+    cdef uint16_t below
+    for k in range(4):
+        below = <uint16_t>(word >> (16 * k))
+        if (material != 0) == (below == 0):
+            st.seeds += 1
+            st.seeds_claimed += 1
+
+
 cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
                       uint16_t material) noexcept nogil:
     """Scanning: leaves seed negative faces over empty, empties positive faces."""
@@ -1067,8 +1085,9 @@ cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
         if s == 1:
             _scan_entry(st, a, a0, start, material)
             continue
-        # 4-entry words: skip those without seeds (no 0 lane under a leaf,
-        # all lanes 0 under an empty cell), then set them to the cell's material
+        # 4-entry words (2x2 cells): skip those without seeds (no 0 lane
+        # under a leaf, all lanes 0 under an empty cell) or whose cells are
+        # all claimed, then set them to the cell's material
         for e in range(start, start + s * s, 4):
             memcpy(&word, &pl[e], 8)
             if material != 0:
@@ -1076,6 +1095,11 @@ cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
                     memcpy(&pl[e], &fill, 8)
                     continue
             elif word == 0:
+                continue
+            if _block_claimed(st, a, a0, e):
+                if st.metrics:
+                    _count_claimed_seeds(st, word, material)
+                memcpy(&pl[e], &fill, 8)
                 continue
             for k in range(e, e + 4):
                 _scan_entry(st, a, a0, k, material)
@@ -1116,6 +1140,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     if st.metrics:
         t0 = ret_now()
     _seed_planes(st)
+    memcpy(st.plane_halo, st.plane, sizeof(st.plane))
     compact_walk_c(st.nodes, n_nodes, True, _gather_visit, st)
     for a in range(3):
         slab = _slab(st, a, 32)
@@ -1131,7 +1156,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
         st.t_gather = ret_now() - t0
         t0 = ret_now()
     # scanning
-    _seed_planes(st)
+    memcpy(st.plane, st.plane_halo, sizeof(st.plane))
     compact_walk_c(st.nodes, n_nodes, True, _scan_visit, st)
     for a in range(3):
         if not st.emit_upper[a]:
@@ -1140,6 +1165,8 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
         su = PAD_STRIDE[a][1]
         sv = PAD_STRIDE[a][2]
         for v in range(32):
+            if st.claims[a][32][v] == <uint32_t>0xFFFFFFFF and not st.metrics:
+                continue
             for u in range(32):
                 below = st.plane[a][SPREAD_U[u] | SPREAD_V[v]]
                 above = slab[u * su + v * sv]

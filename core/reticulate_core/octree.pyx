@@ -103,26 +103,39 @@ cdef int _material(object value) except -1:
 # ---------------------------------------------------------------------------
 # Building from dense: uniform cells bottom-up, then emission top-down
 
+cdef inline uint32_t _at(const char* row, int z, Py_ssize_t sz) noexcept nogil:
+    """Voxel z of a row of a dense chunk, whose voxels are sz bytes apart."""
+    return (<const uint16_t*>(row + z * sz))[0]
+
+
 cdef void _uniform_cells(const uint16_t[:, :, :] dense, uint32_t* cells) noexcept nogil:
     """cells[level_start(d) + code] = the material of cell (code, d) if it is
     uniform (0 = empty), else MIXED, for depths 0..4."""
     cdef uint32_t* level4 = cells + level_start(4)
     cdef uint32_t* parent
     cdef const uint32_t* child
-    cdef int i, j, k, x, y, z, depth, c, o
+    cdef int i, j, k, depth, c, o
     cdef uint32_t sxy, v, a
+    # raw rows: voxel (x, y, z) is at base + x * sx + y * sy + z * sz bytes
+    cdef const char* base = <const char*>&dense[0, 0, 0]
+    cdef Py_ssize_t sx = dense.strides[0], sy = dense.strides[1], sz = dense.strides[2]
+    cdef const char* r00
+    cdef const char* r10
+    cdef const char* r01
+    cdef const char* r11
     for i in range(16):
-        x = 2 * i
         for j in range(16):
-            y = 2 * j
             sxy = spread3(i) | (spread3(j) << 1)
+            r00 = base + 2 * i * sx + 2 * j * sy
+            r10 = r00 + sx
+            r01 = r00 + sy
+            r11 = r10 + sy
             for k in range(16):
-                z = 2 * k
-                a = dense[x, y, z]
-                v = ((a ^ dense[x + 1, y, z]) | (a ^ dense[x, y + 1, z])
-                     | (a ^ dense[x + 1, y + 1, z]) | (a ^ dense[x, y, z + 1])
-                     | (a ^ dense[x + 1, y, z + 1]) | (a ^ dense[x, y + 1, z + 1])
-                     | (a ^ dense[x + 1, y + 1, z + 1]))
+                a = _at(r00, 2 * k, sz)
+                v = ((a ^ _at(r10, 2 * k, sz)) | (a ^ _at(r01, 2 * k, sz))
+                     | (a ^ _at(r11, 2 * k, sz)) | (a ^ _at(r00, 2 * k + 1, sz))
+                     | (a ^ _at(r10, 2 * k + 1, sz)) | (a ^ _at(r01, 2 * k + 1, sz))
+                     | (a ^ _at(r11, 2 * k + 1, sz)))
                 level4[sxy | (spread3(k) << 2)] = a if v == 0 else MIXED
     for depth in range(3, -1, -1):
         parent = cells + level_start(depth)
