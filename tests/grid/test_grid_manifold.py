@@ -140,3 +140,12 @@ def test_open_mesh_is_rejected():
     holed = rc.Mesh(plain.positions, plain.triangles[1:], plain.materials[1:], plain.faces[1:])
     with pytest.raises(ValueError, match="not a closed voxel surface"):
         split_nonmanifold(holed)
+
+
+def test_bad_vertex_index_is_rejected():
+    plain = rc.mesh_grid(np.ones((2, 2, 2), np.uint16))
+    triangles = plain.triangles.copy()
+    triangles[3, 1] = plain.n_vertices
+    broken = rc.Mesh(plain.positions, triangles, plain.materials, plain.faces)
+    with pytest.raises(ValueError, match="indexes vertex"):
+        split_nonmanifold(broken)
