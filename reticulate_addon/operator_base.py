@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import bpy
 import numpy as np
+import reticulate_core as rc
 from bpy.props import BoolProperty, EnumProperty
 from bpy_extras.io_utils import ImportHelper
 from mathutils import Matrix
@@ -149,6 +150,12 @@ class ReticulateOperator:
                                   description="Use existing materials named retic_<id> instead of new ones")
     link_to_active: BoolProperty(name="Active Collection", default=True,
                                  description="Link into the active collection (off: the scene collection)")
+    manifold: BoolProperty(name="Manifold", default=False,
+                           description="Split edge- and corner-only contacts so that every edge has two faces (3D printing, booleans)")
+
+    def mesh_voxels(self, voxels, progress):
+        """The core mesh of a voxel grid, manifold when asked."""
+        return rc.mesh_grid(voxels, progress=progress, manifold=self.manifold)
 
     def build(self, context, progress):
         raise NotImplementedError

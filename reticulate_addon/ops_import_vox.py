@@ -57,8 +57,8 @@ class RETICULATE_OT_import_vox(FileSource, ReticulateOperator, bpy.types.Operato
         meshes = {}   # model_id -> core mesh, meshed once for all its instances
         distinct = {m.model_id: m for m in models}
         for done, model_id in enumerate(sorted(distinct)):
-            meshes[model_id] = rc.mesh_grid(distinct[model_id].voxels,
-                                            progress=progress.part(done, len(distinct)))
+            meshes[model_id] = self.mesh_voxels(distinct[model_id].voxels,
+                                                progress.part(done, len(distinct)))
         if self.output_mode == 'OBJECT':
             self._joined(outcome, path.stem, models, meshes, choice)
         else:

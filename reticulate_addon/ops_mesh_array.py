@@ -33,7 +33,7 @@ class RETICULATE_OT_mesh_array(FileSource, ReticulateOperator, bpy.types.Operato
     def build(self, context, progress):
         path = self.source_path()
         loaded = rc.io.load_grid_with_info(path, self.threshold, grid=self.grid_name or None)
-        core = rc.mesh_grid(loaded.voxels, progress=progress)
+        core = self.mesh_voxels(loaded.voxels, progress)
         placement = np.diag([self.voxel_size] * 3 + [1.0]) @ loaded.transform
         matrix, scale = split_scale(placement)
         outcome = Outcome()

@@ -57,7 +57,7 @@ class RETICULATE_OT_mesh_volume(ActiveObjectSource, ReticulateOperator, bpy.type
         with tempfile.TemporaryDirectory(prefix="reticulate-") as temp_dir:
             path = volume_file(context, ob, temp_dir)
             loaded = rc.io.load_grid_with_info(path, self.threshold, grid=self.grid_name or None)
-        core = rc.mesh_grid(loaded.voxels, progress=progress)
+        core = self.mesh_voxels(loaded.voxels, progress)
         matrix, scale = split_scale(np.array(ob.matrix_world) @ loaded.transform)
         outcome = Outcome()
         choice = MaterialChoice(self.material_mode, self.reuse_materials)

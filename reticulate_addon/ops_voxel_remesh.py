@@ -8,7 +8,6 @@ transform; the source is left untouched.
 """
 import bpy
 import numpy as np
-import reticulate_core as rc
 from bpy.props import FloatProperty
 
 from .operator_base import ActiveObjectSource, MaterialChoice, Outcome, ReticulateOperator, grid_objects
@@ -54,7 +53,7 @@ class RETICULATE_OT_voxel_remesh(ActiveObjectSource, ReticulateOperator, bpy.typ
         grid, origin = voxelize(vertices, triangles, self.voxel_size, (slots + 1).astype(np.uint16))
         known = {i + 1: slot.material for i, slot in enumerate(source.material_slots)
                  if slot.material is not None}
-        core = rc.mesh_grid(grid, progress=progress)
+        core = self.mesh_voxels(grid, progress)
         outcome = Outcome()
         choice = MaterialChoice(self.material_mode, self.reuse_materials, known=known)
         grid_objects(outcome, f"{source.name}_remesh", core, choice, np.array(source.matrix_world),

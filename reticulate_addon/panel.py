@@ -23,6 +23,7 @@ def _operator_settings(settings):
         "material_mode": settings.material_mode,
         "reuse_materials": settings.reuse_materials,
         "link_to_active": settings.link_to_active,
+        "manifold": settings.manifold,
     }
     per_source = {
         'VOLUME': {"grid_name": settings.grid_name, "threshold": settings.threshold},
@@ -78,6 +79,7 @@ class RETICULATE_PT_main(bpy.types.Panel):
         column.prop(settings, "material_mode")
         column.prop(settings, "reuse_materials")
         column.prop(settings, "link_to_active")
+        column.prop(settings, "manifold")
 
         op = layout.operator(SOURCE_OPERATORS[source], text=_BUTTON_TEXT[source], icon='MESH_CUBE')
         for name, value in _operator_settings(settings).items():

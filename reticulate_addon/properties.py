@@ -49,6 +49,8 @@ class ReticulateSettings(bpy.types.PropertyGroup):
     link_to_active: BoolProperty(name="Active Collection", default=True,
                                  description="Link new objects into the active collection "
                                              "(off: the scene collection)")
+    manifold: BoolProperty(name="Manifold", default=False,
+                           description="Split edge- and corner-only contacts so that every edge has two faces (3D printing, booleans)")
     hierarchy_empties: BoolProperty(name="Hierarchy Empties", default=False,
                                     description="Recreate the .vox scene-graph groups as empties")
     center_origins: BoolProperty(name="Centre Origins", default=True,

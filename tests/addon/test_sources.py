@@ -239,3 +239,26 @@ def test_voxel_remesh_of_a_flat_mesh_fails_cleanly():
     with pytest.raises(RuntimeError, match="no solid voxels"):
         bpy.ops.reticulate.voxel_remesh(voxel_size=0.25)
     assert {kind: len(getattr(bpy.data, kind)) for kind in before} == before
+
+
+@pytest.mark.parametrize("manifold", [False, True])
+def test_mesh_array_manifold_option_splits_edge_contacts(tmp_path, manifold):
+    import bmesh
+    grid = np.zeros((6, 6, 6), np.uint16)
+    grid[1, 1, 1] = grid[2, 2, 1] = 1        # two voxels touching along one edge
+    grid[4, 4, 4] = grid[5, 5, 5] = 2        # and two touching at one corner
+    path = tmp_path / "contacts.npy"
+    np.save(path, grid)
+    assert bpy.ops.reticulate.mesh_array(filepath=str(path), voxel_size=1.0, manifold=manifold) == {'FINISHED'}
+    ob = only_new_mesh_object()
+    world, tris, _, _ = mesh_arrays(ob)
+    core = rc.mesh_grid(grid, manifold=manifold)
+    assert np.array_equal(tris, core.triangles)
+    assert_watertight(tris)
+    bm = bmesh.new()
+    bm.from_mesh(ob.data)
+    try:
+        assert all(e.is_manifold for e in bm.edges) == manifold
+        assert all(v.is_manifold for v in bm.verts) == manifold
+    finally:
+        bm.free()
