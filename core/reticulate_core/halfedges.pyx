@@ -23,7 +23,7 @@ def match_half_edges(const int32_t[:, ::1] triangles, int64_t n_vertices):
     the order of their first half-edge.  Raises ValueError when some edge
     has another make-up (the mesh is not a closed voxel surface).
     """
-    cdef Py_ssize_t n_half = 3 * triangles.shape[0], h, i, j, t
+    cdef Py_ssize_t n_half = 3 * triangles.shape[0], h, i, t
     cdef int64_t v
     for t in range(triangles.shape[0]):
         for i in range(3):
@@ -39,7 +39,7 @@ def match_half_edges(const int32_t[:, ::1] triangles, int64_t n_vertices):
     cdef int64_t[::1] out = out_array
     cdef int64_t[:, ::1] quads = quads_array
     cdef const int32_t* tri = &triangles[0, 0] if n_half else NULL
-    cdef int64_t a, b, e, n_fwd, n_rev, n_quads = 0
+    cdef int64_t a, b, n_fwd, n_rev, n_quads = 0
     cdef int64_t fwd[3]
     cdef int64_t rev[3]
     cdef int status = OK
@@ -60,22 +60,10 @@ def match_half_edges(const int32_t[:, ::1] triangles, int64_t n_vertices):
             b = tri[h - h % 3 + (h % 3 + 1) % 3]
             if a > b:
                 continue            # every edge is handled from its a -> b side, a < b
-            n_fwd = 0
-            n_rev = 0
-            for i in range(start[a], start[a + 1]):
-                e = out[i]
-                if tri[e - e % 3 + (e % 3 + 1) % 3] == b:
-                    if n_fwd < 3:
-                        fwd[n_fwd] = e
-                    n_fwd += 1
+            n_fwd = _half_edges_between(out, start, tri, a, b, fwd)
             if fwd[0] != h:
                 continue            # handled from the edge's first half-edge
-            for i in range(start[b], start[b + 1]):
-                e = out[i]
-                if tri[e - e % 3 + (e % 3 + 1) % 3] == a:
-                    if n_rev < 3:
-                        rev[n_rev] = e
-                    n_rev += 1
+            n_rev = _half_edges_between(out, start, tri, b, a, rev)
             if n_fwd != n_rev or n_fwd > 2:
                 status = UNMATCHED
                 break
@@ -93,7 +81,8 @@ def match_half_edges(const int32_t[:, ::1] triangles, int64_t n_vertices):
             for h in range(n_half):
                 a = tri[h]
                 b = tri[h - h % 3 + (h % 3 + 1) % 3]
-                if a == b or (a > b and mate[h] < 0 and not _in_quad(out, start, tri, b, a)):
+                if a == b or (a > b and mate[h] < 0
+                              and _half_edges_between(out, start, tri, b, a, fwd) != 2):
                     status = UNMATCHED
                     break
     if status != OK:
@@ -102,15 +91,18 @@ def match_half_edges(const int32_t[:, ::1] triangles, int64_t n_vertices):
     return mate_array, quads_array[:n_quads].copy()
 
 
-cdef bint _in_quad(const int64_t[::1] out, const int64_t[::1] start, const int32_t* tri,
-                   int64_t a, int64_t b) noexcept nogil:
-    """Whether there are two a -> b half-edges (the edge is a quad, a < b)."""
+cdef int64_t _half_edges_between(const int64_t[::1] out, const int64_t[::1] start,
+                                 const int32_t* tri, int64_t a, int64_t b,
+                                 int64_t* found) noexcept nogil:
+    """The number of half-edges a -> b; the first three (in increasing order) into found."""
     cdef int64_t i, e, count = 0
     for i in range(start[a], start[a + 1]):
         e = out[i]
         if tri[e - e % 3 + (e % 3 + 1) % 3] == b:
+            if count < 3:
+                found[count] = e
             count += 1
-    return count == 2
+    return count
 
 
 def sheet_vertices(const int64_t[::1] mate, const int32_t[:, ::1] triangles, int64_t n_vertices):
