@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
-from .halo import is_uniform
+from .halo import fill_from_neighbours
 from .manifold import split_nonmanifold
 from .mesh import Mesh
 from .mesher import Mesher
@@ -189,19 +189,9 @@ class _SparseSource:
 
     def _fill(self, c, block):
         """Fill ``block`` with chunk c and its halo; True when it holds one value."""
-        block.fill(0)
-        parts = ((slice(CHUNK - 1, CHUNK), slice(0, 1)),
-                 (slice(0, CHUNK), slice(1, CHUNK + 1)),
-                 (slice(0, 1), slice(CHUNK + 1, PADDED)))
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                for dz in (-1, 0, 1):
-                    chunk = self._chunk((c[0] + dx, c[1] + dy, c[2] + dz))
-                    if chunk is None:
-                        continue
-                    (sx, bx), (sy, by), (sz, bz) = parts[dx + 1], parts[dy + 1], parts[dz + 1]
-                    block[bx, by, bz] = chunk[sx, sy, sz]
-        return is_uniform(block)
+        neighbours = [self._chunk((c[0] + dx, c[1] + dy, c[2] + dz))
+                      for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)]
+        return fill_from_neighbours(neighbours, block)
 
     def done_before(self, c):
         """Forget dense copies no chunk from ``c`` on will read (x more than one slab behind)."""

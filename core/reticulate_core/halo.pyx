@@ -4,7 +4,10 @@
 A padded block is a (34, 34, 34) C-contiguous uint16 array: block[1:33,
 1:33, 1:33] is one 32^3 chunk and its one-voxel border is the halo (the
 neighbouring voxels across faces, edges and corners; 0 beyond the grid).
-Both functions release the GIL, so worker threads fill blocks in parallel.
+Blocks are filled without the GIL, so worker threads fill them in parallel:
+from a dense volume (``fill_block``, for ``Mesher.mesh_volume_batch``) or
+from the 27 chunks around one chunk (``fill_from_neighbours``, for sparse
+volumes).
 """
 from libc.string cimport memcpy, memset
 
@@ -59,27 +62,49 @@ def _check_block(uint16_t[:, :, ::1] block):
                          f"{(block.shape[0], block.shape[1], block.shape[2])}")
 
 
-def fill_padded(const uint16_t[:, :, :] volume, Py_ssize_t cx, Py_ssize_t cy,
-                Py_ssize_t cz, uint16_t[:, :, ::1] block):
-    """Fill ``block`` with chunk (cx, cy, cz) of ``volume`` and its halo.
+def fill_from_neighbours(neighbours, uint16_t[:, :, ::1] block):
+    """Fill ``block`` from the 27 chunks around one chunk; True when it holds one value.
 
-    Any strides are accepted for ``volume``.  Returns True when the whole
-    block holds one value (then the chunk has no faces to emit).
+    ``neighbours[9 * (dx + 1) + 3 * (dy + 1) + (dz + 1)]`` is the chunk at
+    offset (dx, dy, dz): a C-contiguous (32, 32, 32) uint16 array, or None
+    for an empty one.  The middle chunk fills the interior, the others the
+    halo voxels next to it.
     """
     _check_block(block)
-    if cx < 0 or cy < 0 or cz < 0:
-        raise ValueError(f"chunk coordinates must be >= 0, got {(cx, cy, cz)}")
+    if len(neighbours) != 27:
+        raise ValueError(f"need 27 neighbour chunks, got {len(neighbours)}")
+    cdef const uint16_t* source[27]
+    cdef const uint16_t[:, :, ::1] chunk
+    cdef int n, x, y
+    cdef int lo[3]
+    cdef int hi[3]
+    cdef int off[3]
+    for n in range(27):
+        source[n] = NULL
+        if neighbours[n] is not None:
+            chunk = neighbours[n]
+            if chunk.shape[0] != CHUNK or chunk.shape[1] != CHUNK or chunk.shape[2] != CHUNK:
+                raise ValueError(f"neighbour chunks must have shape (32, 32, 32), got "
+                                 f"{(chunk.shape[0], chunk.shape[1], chunk.shape[2])}")
+            source[n] = &chunk[0, 0, 0]
     cdef bint uniform
     with nogil:
-        fill_block(volume, cx * CHUNK, cy * CHUNK, cz * CHUNK, block)
-        uniform = uniform_block(&block[0, 0, 0], PADDED * PADDED * PADDED)
-    return uniform
-
-
-def is_uniform(uint16_t[:, :, ::1] block):
-    """True when every voxel of the padded block has the same value."""
-    _check_block(block)
-    cdef bint uniform
-    with nogil:
+        memset(&block[0, 0, 0], 0, PADDED * PADDED * PADDED * sizeof(uint16_t))
+        for n in range(27):
+            if source[n] == NULL:
+                continue
+            # along each axis: offset -1 gives the chunk's last voxel to block index 0,
+            # 0 its 32 voxels to 1..32, +1 its first voxel to 33
+            off[0] = n // 9 - 1
+            off[1] = (n // 3) % 3 - 1
+            off[2] = n % 3 - 1
+            for x in range(3):
+                lo[x] = CHUNK - 1 if off[x] < 0 else 0
+                hi[x] = 1 if off[x] > 0 else CHUNK
+            for x in range(lo[0], hi[0]):
+                for y in range(lo[1], hi[1]):
+                    memcpy(&block[x + 1 + CHUNK * off[0], y + 1 + CHUNK * off[1], lo[2] + 1 + CHUNK * off[2]],
+                           source[n] + (x * CHUNK + y) * CHUNK + lo[2],
+                           (hi[2] - lo[2]) * sizeof(uint16_t))
         uniform = uniform_block(&block[0, 0, 0], PADDED * PADDED * PADDED)
     return uniform

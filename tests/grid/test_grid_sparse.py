@@ -123,3 +123,22 @@ def test_sparse_coordinates_beyond_float32_precision():
     block = np.ones((32, 32, 32), np.uint16)
     with pytest.raises(ValueError, match="float32"):
         rc.mesh_grid({(2**19, 0, 0): block})
+
+
+def test_block_from_neighbours_equals_the_dense_halo():
+    from reticulate_core import halo
+    rng = np.random.default_rng(2)
+    volume = rng.integers(0, 4, (96, 96, 96)).astype(np.uint16)
+    chunks = [np.ascontiguousarray(volume[32 * x:32 * x + 32, 32 * y:32 * y + 32, 32 * z:32 * z + 32])
+              for x in range(3) for y in range(3) for z in range(3)]
+    chunks[5] = None                               # an absent (empty) neighbour
+    block = np.empty((34, 34, 34), np.uint16)
+    assert not halo.fill_from_neighbours(chunks, block)
+    expected = volume.copy()
+    expected[0:32, 32:64, 64:96] = 0
+    assert np.array_equal(block, expected[31:65, 31:65, 31:65])
+    with pytest.raises(ValueError, match="27 neighbour chunks"):
+        halo.fill_from_neighbours(chunks[:26], block)
+    chunks[0] = np.zeros((32, 32, 31), np.uint16)
+    with pytest.raises(ValueError, match="shape"):
+        halo.fill_from_neighbours(chunks, block)
