@@ -29,7 +29,7 @@ from .halo import fill_from_neighbours
 from .manifold import split_nonmanifold
 from .mesh import Mesh
 from .mesher import Mesher
-from .weld import SeamWelder, prepare_chunk
+from .weld import SeamWelder
 
 CHUNK = 32
 PADDED = CHUNK + 2
@@ -157,9 +157,6 @@ class _SparseSource:
                     todo.add(c[:a] + (c[a] + 1,) + c[a + 1:])
         return sorted(todo)
 
-    def emit_upper(self, c):
-        return tuple(c[a] == self.hi[a] for a in range(3))
-
     def _chunk(self, c):
         """Dense uint16 copy of chunk c (None when absent), converted once while in use."""
         with self._lock:
@@ -177,21 +174,16 @@ class _SparseSource:
         return chunk
 
     def mesh_batch(self, mesher, coords):
-        """The _ChunkBatch of chunks ``coords``, each padded from its neighbours here."""
-        block = np.empty((PADDED, PADDED, PADDED), np.uint16)
-        meshes = []
-        for c in coords:
-            if not self._fill(c, block):
-                mesh = mesher.mesh_padded(block, self.emit_upper(c))
-                if mesh.n_triangles:
-                    meshes.append((c, mesh))
-        return _ChunkBatch.join(meshes, self.seams)
-
-    def _fill(self, c, block):
-        """Fill ``block`` with chunk c and its halo; True when it holds one value."""
-        neighbours = [self._chunk((c[0] + dx, c[1] + dy, c[2] + dz))
-                      for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)]
-        return fill_from_neighbours(neighbours, block)
+        """The _ChunkBatch of chunks ``coords``: blocks padded from their neighbours
+        here, then meshed in one GIL-free call."""
+        blocks = np.empty((len(coords), PADDED, PADDED, PADDED), np.uint16)
+        for c, block in zip(coords, blocks):
+            neighbours = [self._chunk((c[0] + dx, c[1] + dy, c[2] + dz))
+                          for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)]
+            fill_from_neighbours(neighbours, block)
+        rows, n_vertices, n_triangles, *arrays = mesher.mesh_blocks_batch(
+            blocks, coords, self.lo, self.hi, self.seams.lo, self.seams.dy, self.seams.dz)
+        return _ChunkBatch([coords[r] for r in rows], n_vertices, n_triangles, *arrays)
 
     def done_before(self, c):
         """Forget dense copies no chunk from ``c`` on will read (x more than one slab behind)."""
@@ -293,26 +285,6 @@ class _ChunkBatch:
         self.coords, self.n_vertices, self.n_triangles = coords, n_vertices, n_triangles
         self.positions, self.keys, self.triangles = positions, keys, triangles
         self.materials, self.faces = materials, faces
-
-    @classmethod
-    def join(cls, meshes, seams):
-        """The batch of ``(coords, chunk-local Mesh)`` pairs, in order."""
-        parts = [prepare_chunk(mesh.positions, *(CHUNK * k for k in c), *seams.lo, seams.dy, seams.dz)
-                 for c, mesh in meshes]
-        n_vertices = np.array([mesh.n_vertices for _, mesh in meshes], dtype=np.int64)
-        n_triangles = np.array([mesh.n_triangles for _, mesh in meshes], dtype=np.int64)
-        starts = np.repeat(np.cumsum(n_vertices) - n_vertices, n_triangles).astype(np.int32)
-
-        def joined(arrays, empty):
-            return np.concatenate(arrays) if arrays else empty
-
-        triangles = joined([mesh.triangles for _, mesh in meshes], np.zeros((0, 3), np.int32))
-        return cls([c for c, _ in meshes], n_vertices, n_triangles,
-                   joined([p for p, _ in parts], np.zeros((0, 3), np.float32)),
-                   joined([k for _, k in parts], np.zeros(0, np.int64)),
-                   triangles + starts[:, None],
-                   joined([mesh.materials for _, mesh in meshes], np.zeros(0, np.uint16)),
-                   joined([mesh.faces for _, mesh in meshes], np.zeros(0, np.uint8)))
 
     def chunk_meshes(self):
         """Yield ``(coords, Mesh)`` per chunk, the Mesh in chunk-local coordinates."""

@@ -1263,6 +1263,114 @@ cdef void _free_batch(Batch* out) noexcept nogil:
 
 # ---------------------------------------------------------------- Python API
 
+# one batch call in progress: the state, the volume's shape and seam box, the output
+cdef struct BatchRun:
+    State* st
+    int64_t last[3]              # the volume's last chunk coordinate per axis
+    int64_t lo[3]                # seam box lower corner
+    int64_t dy
+    int64_t dz
+    Batch out
+    int64_t* rows                # per chunk with triangles: its row in coords,
+    int64_t* n_vertices          # its vertex count
+    int64_t* n_triangles         # and triangle count
+    Py_ssize_t kept
+    int error
+    Py_ssize_t failed
+
+
+def _batch_coords(coords, first, last):
+    """(n, 3) int64 chunk coordinates, each within first..last per axis."""
+    chunks = np.ascontiguousarray(coords, dtype=np.int64).reshape(-1, 3)
+    bad = ~np.all((chunks >= np.asarray(first, dtype=np.int64))
+                  & (chunks <= np.asarray(last, dtype=np.int64)), axis=1)
+    if bad.any():
+        raise ValueError(f"chunk {tuple(int(k) for k in chunks[np.argmax(bad)])} is outside the "
+                         f"volume's chunks {tuple(first)}..{tuple(last)}")
+    return chunks
+
+
+cdef void _start_run(BatchRun* run, State* st, last, box_lo, int64_t dy, int64_t dz):
+    memset(run, 0, sizeof(BatchRun))
+    run.st = st
+    for a in range(3):
+        run.last[a] = last[a]
+        run.lo[a] = box_lo[a]
+    run.dy = dy
+    run.dz = dz
+
+
+cdef bint _mesh_run_chunk(BatchRun* run, const uint16_t[:, :, ::1] block, const int64_t* chunk,
+                          Py_ssize_t row) noexcept nogil:
+    """Mesh run.st.pad, the padded block of chunk ``chunk`` (row ``row`` of the
+    batch), and append it; False (run.error set) on failure."""
+    cdef State* st = run.st
+    cdef int64_t origin[3]
+    cdef int64_t key_origin[3]
+    cdef int64_t cap
+    cdef int a
+    for a in range(3):
+        origin[a] = 32 * chunk[a]
+        key_origin[a] = origin[a] - run.lo[a]
+        st.emit_upper[a] = chunk[a] == run.last[a]
+    _mesh_state(st, compact_from_dense_c(block[1:33, 1:33, 1:33], st.nodes))
+    if st.error == ERR_NONE and st.n_triangles:
+        if run.kept % 64 == 0:
+            cap = run.kept + 64
+            if not (_grow(<void**>&run.rows, sizeof(int64_t), cap)
+                    and _grow(<void**>&run.n_vertices, sizeof(int64_t), cap)
+                    and _grow(<void**>&run.n_triangles, sizeof(int64_t), cap)):
+                st.error = ERR_MEMORY
+        if st.error == ERR_NONE and not _append_chunk(&run.out, st, origin, key_origin, run.dy, run.dz):
+            st.error = ERR_MEMORY
+        if st.error == ERR_NONE:
+            run.rows[run.kept] = row
+            run.n_vertices[run.kept] = st.n_positions
+            run.n_triangles[run.kept] = st.n_triangles
+            run.kept += 1
+    if st.error != ERR_NONE:
+        run.error = st.error
+        run.failed = row
+        return False
+    return True
+
+
+cdef object _finish_run(BatchRun* run, const int64_t[:, ::1] chunks):
+    """The batch's arrays (see Mesher.mesh_volume_batch); frees the run's buffers."""
+    cdef Batch* out = &run.out
+    try:
+        if run.error == ERR_MEMORY:
+            raise MemoryError(f"out of memory while meshing chunk {tuple(chunks[run.failed])}")
+        if run.error != ERR_NONE:
+            raise RuntimeError(f"mesher internal error {run.error} in chunk {tuple(chunks[run.failed])} "
+                               "(please report the chunk)")
+        rows = np.empty(run.kept, dtype=np.int64)
+        n_vertices = np.empty(run.kept, dtype=np.int64)
+        n_triangles = np.empty(run.kept, dtype=np.int64)
+        positions = np.empty((out.n_vertices, 3), dtype=np.float32)
+        keys = np.empty(out.n_vertices, dtype=np.int64)
+        triangles = np.empty((out.n_triangles, 3), dtype=np.int32)
+        materials = np.empty(out.n_triangles, dtype=np.uint16)
+        faces = np.empty(out.n_triangles, dtype=np.uint8)
+        if run.kept:
+            _copy_out(rows, run.rows, run.kept * sizeof(int64_t))
+            _copy_out(n_vertices, run.n_vertices, run.kept * sizeof(int64_t))
+            _copy_out(n_triangles, run.n_triangles, run.kept * sizeof(int64_t))
+        if out.n_vertices:
+            _copy_out(positions, out.positions, out.n_vertices * 3 * sizeof(float))
+            _copy_out(keys, out.keys, out.n_vertices * sizeof(int64_t))
+        if out.n_triangles:
+            _copy_out(triangles, out.triangles, out.n_triangles * 3 * sizeof(int32_t))
+            _copy_out(materials, out.materials, out.n_triangles * sizeof(uint16_t))
+            _copy_out(faces, out.faces, out.n_triangles * sizeof(uint8_t))
+    finally:
+        _free_batch(out)
+        free(run.rows)
+        free(run.n_vertices)
+        free(run.n_triangles)
+    return rows, n_vertices, n_triangles, positions, keys, triangles, materials, faces
+
+
 cdef void _copy_out(array, const void* source, size_t nbytes):
     """Copy nbytes into the start of a C-contiguous numpy array."""
     cdef uint8_t[::1] target = array.reshape(-1).view(np.uint8)
@@ -1444,79 +1552,53 @@ cdef class Mesher:
         corner ``box_lo`` with corner counts ``dy``, ``dz``, and triangles
         index the joined positions.
         """
-        cdef const int64_t[:, ::1] chunks = np.ascontiguousarray(coords, dtype=np.int64).reshape(-1, 3)
-        cdef Py_ssize_t n = chunks.shape[0], i, kept = 0, failed = -1
-        cdef int64_t last[3]
-        cdef int64_t origin[3]
-        cdef int64_t key_origin[3]
-        cdef int64_t lo[3]
-        cdef int a, n_nodes, err = ERR_NONE
-        for a in range(3):
-            last[a] = (volume.shape[a] + 31) // 32 - 1
-            lo[a] = box_lo[a]
-        for i in range(n):
-            for a in range(3):
-                if not 0 <= chunks[i, a] <= last[a]:
-                    raise ValueError(f"chunk {tuple(chunks[i])} is outside the volume's "
-                                     f"{tuple(int(k) + 1 for k in last)} chunks")
-        rows_array = np.empty(n, dtype=np.int64)
-        counts_array = np.empty((2, n), dtype=np.int64)
-        cdef int64_t[::1] rows = rows_array
-        cdef int64_t[:, ::1] counts = counts_array
+        last = [(volume.shape[a] + 31) // 32 - 1 for a in range(3)]
+        cdef const int64_t[:, ::1] chunks = _batch_coords(coords, (0, 0, 0), last)
         cdef uint16_t[:, :, ::1] block = self._block
-        cdef State* st = self.st
-        cdef Batch out
-        memset(&out, 0, sizeof(Batch))
+        cdef BatchRun run
+        _start_run(&run, self.st, last, box_lo, dy, dz)
+        cdef Py_ssize_t i
         with self._lock:
-            st.pad = &block[0, 0, 0]
+            self.st.pad = &block[0, 0, 0]
             with nogil:
-                for i in range(n):
-                    for a in range(3):
-                        origin[a] = 32 * chunks[i, a]
-                        key_origin[a] = origin[a] - lo[a]
-                        st.emit_upper[a] = chunks[i, a] == last[a]
-                    fill_block(volume, origin[0], origin[1], origin[2], block)
-                    if skip_uniform and uniform_block(st.pad, P * P * P):
+                for i in range(chunks.shape[0]):
+                    fill_block(volume, 32 * chunks[i, 0], 32 * chunks[i, 1], 32 * chunks[i, 2], block)
+                    if skip_uniform and uniform_block(self.st.pad, P * P * P):
                         continue
-                    n_nodes = compact_from_dense_c(block[1:33, 1:33, 1:33], st.nodes)
-                    _mesh_state(st, n_nodes)
-                    if st.error != ERR_NONE:
-                        err = st.error
-                        failed = i
+                    if not _mesh_run_chunk(&run, block, &chunks[i, 0], i):
                         break
-                    if st.n_triangles == 0:
+            self.st.pad = NULL
+        return _finish_run(&run, chunks)
+
+    def mesh_blocks_batch(self, const uint16_t[:, :, :, ::1] blocks, coords, first_chunk,
+                          last_chunk, box_lo, int64_t dy, int64_t dz):
+        """Mesh padded blocks ((n, 34, 34, 34) uint16) of the chunks ``coords``
+        of a volume whose chunks span ``first_chunk``..``last_chunk`` (per
+        axis, inclusive), in one GIL-free call.
+
+        Block i is chunk coords[i] with its halo (as for ``mesh_padded``);
+        blocks holding one value are skipped.  Returns what
+        ``mesh_volume_batch`` returns.
+        """
+        if blocks.shape[1] != P or blocks.shape[2] != P or blocks.shape[3] != P:
+            raise ValueError(f"blocks must have shape (n, 34, 34, 34), got {tuple(blocks.shape[k] for k in range(4))}")
+        last = [int(n) for n in last_chunk]
+        cdef const int64_t[:, ::1] chunks = _batch_coords(coords, [int(n) for n in first_chunk], last)
+        if chunks.shape[0] != blocks.shape[0]:
+            raise ValueError(f"{blocks.shape[0]} blocks for {chunks.shape[0]} chunks")
+        cdef BatchRun run
+        _start_run(&run, self.st, last, box_lo, dy, dz)
+        cdef Py_ssize_t i
+        with self._lock:
+            with nogil:
+                for i in range(chunks.shape[0]):
+                    self.st.pad = &blocks[i, 0, 0, 0]
+                    if uniform_block(self.st.pad, P * P * P):
                         continue
-                    if not _append_chunk(&out, st, origin, key_origin, dy, dz):
-                        err = ERR_MEMORY
-                        failed = i
+                    if not _mesh_run_chunk(&run, blocks[i], &chunks[i, 0], i):
                         break
-                    rows[kept] = i
-                    counts[0, kept] = st.n_positions
-                    counts[1, kept] = st.n_triangles
-                    kept += 1
-            st.pad = NULL
-        try:
-            if err == ERR_MEMORY:
-                raise MemoryError(f"out of memory while meshing chunk {tuple(chunks[failed])}")
-            if err != ERR_NONE:
-                raise RuntimeError(f"mesher internal error {err} in chunk {tuple(chunks[failed])} "
-                                   "(please report the chunk)")
-            positions = np.empty((out.n_vertices, 3), dtype=np.float32)
-            keys = np.empty(out.n_vertices, dtype=np.int64)
-            triangles = np.empty((out.n_triangles, 3), dtype=np.int32)
-            materials = np.empty(out.n_triangles, dtype=np.uint16)
-            faces = np.empty(out.n_triangles, dtype=np.uint8)
-            if out.n_vertices:
-                _copy_out(positions, out.positions, out.n_vertices * 3 * sizeof(float))
-                _copy_out(keys, out.keys, out.n_vertices * sizeof(int64_t))
-            if out.n_triangles:
-                _copy_out(triangles, out.triangles, out.n_triangles * 3 * sizeof(int32_t))
-                _copy_out(materials, out.materials, out.n_triangles * sizeof(uint16_t))
-                _copy_out(faces, out.faces, out.n_triangles * sizeof(uint8_t))
-        finally:
-            _free_batch(&out)
-        return (rows_array[:kept], counts_array[0, :kept], counts_array[1, :kept],
-                positions, keys, triangles, materials, faces)
+            self.st.pad = NULL
+        return _finish_run(&run, chunks)
 
     cdef object _run(self, padded, tuple flags, nodes):
         cdef const uint16_t[:, :, ::1] pad = padded

@@ -26,30 +26,6 @@ cdef int64_t seam_key(const float* p, int64_t kx, int64_t ky, int64_t kz,
     return ((<int64_t>p[0] + kx) * dy + (<int64_t>p[1] + ky)) * dz + (<int64_t>p[2] + kz)
 
 
-def prepare_chunk(const float[:, ::1] local, int64_t ox, int64_t oy, int64_t oz,
-                  int64_t lx, int64_t ly, int64_t lz, int64_t dy, int64_t dz):
-    """(grid positions float32 (n, 3), seam keys int64 (n,), -1 inside the chunk).
-
-    ``(ox, oy, oz)``: the chunk's origin in grid coordinates; ``(lx, ly, lz)``:
-    the box's lower corner; ``dy``, ``dz``: the box's corner counts along y, z.
-    """
-    if local.shape[1] != 3:
-        raise ValueError(f"positions must have shape (n, 3), got (n, {local.shape[1]})")
-    cdef Py_ssize_t n = local.shape[0], i
-    positions = np.empty((n, 3), dtype=np.float32)
-    keys = np.empty(n, dtype=np.int64)
-    cdef float[:, ::1] out = positions
-    cdef int64_t[::1] key = keys
-    cdef float fx = ox, fy = oy, fz = oz
-    with nogil:
-        for i in range(n):
-            key[i] = seam_key(&local[i, 0], ox - lx, oy - ly, oz - lz, dy, dz)
-            out[i, 0] = local[i, 0] + fx
-            out[i, 1] = local[i, 1] + fy
-            out[i, 2] = local[i, 2] + fz
-    return positions, keys
-
-
 cdef inline uint64_t _slot(int64_t key, int bits) noexcept nogil:
     return ((<uint64_t>key) * 0x9E3779B97F4A7C15ULL) >> (64 - bits)
 

@@ -71,3 +71,21 @@ def test_welder_rejects_bad_indices_and_changes_nothing():
         welder.add(positions, keys[:3], triangles, materials, faces)
     welder.add(*_square((1, 0, 0), [7, -1, -1, 8]))
     assert welder.mesh().n_vertices == 6
+
+
+def test_blocks_batch_equals_volume_batch():
+    volume = _volume()
+    coords = np.array(list(np.ndindex(3, 2, 2)))
+    padded = np.pad(volume, ((1, 60), (1, 60), (1, 60)))   # 0 beyond the volume
+    blocks = np.stack([padded[32 * x:32 * x + 34, 32 * y:32 * y + 34, 32 * z:32 * z + 34]
+                       for x, y, z in coords])
+    mesher = rc.Mesher()
+    from_volume = mesher.mesh_volume_batch(volume, coords, (0, 0, 0), 41, 34)
+    from_blocks = mesher.mesh_blocks_batch(blocks, coords, (0, 0, 0), (2, 1, 1), (0, 0, 0), 41, 34)
+    for a, b in zip(from_volume, from_blocks):
+        assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match=r"shape \(n, 34, 34, 34\)"):
+        mesher.mesh_blocks_batch(np.zeros((1, 34, 34, 33), np.uint16), coords[:1], (0, 0, 0), (2, 1, 1),
+                                 (0, 0, 0), 41, 34)
+    with pytest.raises(ValueError, match="2 blocks for 1 chunks"):
+        mesher.mesh_blocks_batch(blocks[:2], coords[:1], (0, 0, 0), (2, 1, 1), (0, 0, 0), 41, 34)
