@@ -1,0 +1,135 @@
+# The working state of the chunk mesher (seed: "Meshing bitfields"): the
+# Material planes, Parity, Claims, the current region and its polygon nodes,
+# the weld and S tables and the output buffers of one chunk.  Shared by
+# mesher.pyx (walks, parity walls, fill, claims) and weave.pyx (trace, weave).
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+from reticulate_core.octree cimport MAX_COMPACT_NODES
+
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    #include <windows.h>
+    static inline int ret_ctz32(unsigned int x) { unsigned long i; _BitScanForward(&i, x); return (int)i; }
+    static double ret_now(void) {
+        LARGE_INTEGER f, c;
+        QueryPerformanceFrequency(&f);
+        QueryPerformanceCounter(&c);
+        return (double)c.QuadPart / (double)f.QuadPart;
+    }
+    #else
+    #include <time.h>
+    static inline int ret_ctz32(unsigned int x) { return __builtin_ctz(x); }
+    static double ret_now(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec + ts.tv_nsec * 1e-9;
+    }
+    #endif
+    """
+    int ret_ctz32(unsigned int x) noexcept nogil    # index of the lowest set bit, x != 0
+    double ret_now() noexcept nogil                 # monotonic seconds
+
+
+cdef enum:
+    P = 34              # padded edge
+    PP = 34 * 34
+    W = 33              # weld table edge (corner coordinates 0..32)
+    # Bounds of one region (at most 32x32 cells): B <= 2 * 33 * 33 boundary
+    # passes, at most 256 holes (they are 8-separated), T = B - 2 chi
+    # triangles; the weaver adds 2 nodes per diagonal (<= T + holes), so
+    # nodes <= B + 2 (T + 2 holes) < 10000.
+    POOL = 16384        # polygon nodes
+    MAX_CYCLES = 1200   # boundary cycles (outer + holes)
+    MAX_POLYS = 4096    # polygons split off while weaving (<= T)
+    # error codes, raised after the nogil section (never expected: guards)
+    ERR_NONE = 0
+    ERR_MEMORY = 1
+    ERR_POOL = 2
+    ERR_TRACE = 3
+    ERR_WEAVE = 4
+
+
+cdef struct State:
+    const uint16_t* pad          # padded chunk, C order (34, 34, 34)
+    bint emit_upper[3]
+    # Material planes, Morton-indexed (2D vuvu)
+    uint16_t plane[3][1024]
+    uint16_t plane_halo[3][1024] # the planes as seeded from the halo, for the second walk
+    # Parity: per column (u + 32 v) one bit per layer 0..32
+    uint64_t pcol[3][1024]
+    # Parity per layer: rows v with bits u, and rows u with bits v
+    uint32_t prow[3][33][32]
+    uint32_t pcolt[3][33][32]
+    # Claims per layer: rows v with bits u
+    uint32_t claims[3][33][32]
+    # walls of the halo slabs (-1 -> 0, 32 -> 1): across u (bits u: u|u+1), across v
+    uint32_t halo_wu[3][2][32]
+    uint32_t halo_wv[3][2][32]
+    bint halo_walls_ready[3][2]
+    # fill links per layer: bit u of hlink[v]: (u,v)~(u+1,v); of vlink[v]: (u,v)~(u,v+1)
+    uint32_t hlink[3][33][32]
+    uint32_t vlink[3][33][32]
+    bint links_ready[3][33]
+    # current region
+    uint32_t region[32]
+    uint32_t visited[32]
+    uint64_t edges[4][33]        # bit u of edges[d][v]: boundary edge leaving point (u, v) in direction d
+    int rv0, rv1
+    # polygon node pool
+    int nu[POOL]
+    int nv[POOL]
+    int nprev[POOL]
+    int nnext[POOL]
+    int nvert[POOL]              # welded vertex index of each node
+    int nkey[POOL]               # 64 v + u: sweep order (v, u) of each node
+    int n_nodes
+    int cyc_head[MAX_CYCLES]
+    int64_t cyc_area[MAX_CYCLES]
+    int n_cycles
+    int hole_head[MAX_CYCLES]
+    int hole_owner[MAX_CYCLES]
+    int n_holes
+    int poly_head[MAX_POLYS]
+    int poly_holes[MAX_POLYS]    # holes not yet bridged into the polygon's outer cycle
+    int n_polys
+    int poly_stack[MAX_POLYS]
+    # monotone weaving: nodes in sweep order, their chain, the reflex stack
+    int sweep[POOL]
+    uint8_t chain[POOL]
+    int reflex[POOL]
+    # welding
+    int32_t weld[W * W * W]      # 1 + vertex index of each corner point, 0 = none yet
+    # S membership of lattice points tested in this chunk: 0 unknown, 1 no, 2 yes
+    uint8_t in_s[W * W * W]
+    int32_t s_touched[W * W * W]
+    int n_s_touched
+    # output
+    float* positions
+    int n_positions
+    int cap_positions
+    int32_t* triangles
+    uint16_t* materials
+    uint8_t* faces
+    int n_triangles
+    int cap_triangles
+    int error
+    # metrics
+    bint metrics
+    long regions
+    long seeds
+    long seeds_claimed
+    double t_gather
+    double t_scan
+    # compact stream
+    uint32_t nodes[MAX_COMPACT_NODES]
+
+
+cdef inline int weld_key(int a, int L, int u, int v) noexcept nogil:
+    """Index of plane point (u, v) of layer L on axis a in the 33^3 weld and S tables."""
+    if a == 0:
+        return (L * W + u) * W + v
+    if a == 1:
+        return (v * W + L) * W + u
+    return (u * W + v) * W + L

@@ -1,0 +1,135 @@
+# The vertices of the chunk mesher: membership of a lattice point in the
+# vertex set S (DESIGN.md, guarantee 3), welded output vertices and emitted
+# triangles.  Inline, so the walks and the weaver call them without a jump
+# between modules.
+from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
+from libc.stdlib cimport realloc
+
+from reticulate_core.chunk_state cimport ERR_MEMORY, P, PP, W, State, weld_key
+
+
+cdef inline uint32_t _label(uint16_t below, uint16_t above, uint32_t tag) noexcept nogil:
+    """Unit-face slot label: 0 none, else material << 3 | 4 if facing +axis | side tag."""
+    if below == 0:
+        return ((<uint32_t>above) << 3) | tag if above != 0 else 0
+    if above == 0:
+        return ((<uint32_t>below) << 3) | 4 | tag
+    return 0
+
+
+cdef inline bint _turns(uint32_t l0, uint32_t l1, uint32_t l2, uint32_t l3) noexcept nogil:
+    """Some label of the cyclic quadrants l0..l3 occurs once, three times or twice diagonally."""
+    if l0 != 0 and ((l0 != l3 and l0 != l1) or (l0 == l3 and l0 == l1 and l0 != l2)):
+        return True
+    if l1 != 0 and ((l1 != l0 and l1 != l2) or (l1 == l0 and l1 == l2 and l1 != l3)):
+        return True
+    if l2 != 0 and ((l2 != l1 and l2 != l3) or (l2 == l1 and l2 == l3 and l2 != l0)):
+        return True
+    if l3 != 0 and ((l3 != l2 and l3 != l0) or (l3 == l2 and l3 == l0 and l3 != l1)):
+        return True
+    return False
+
+
+cdef inline bint _is_vertex(State* st, int px, int py, int pz) noexcept nogil:
+    """Whether lattice point p belongs to S (DESIGN.md guarantee 3).
+
+    For each axis plane through p the four unit-face slots around p are
+    labelled none / (+axis, material below) / (-axis, material above);
+    labels on the two sides of a chunk border line (in-plane coordinate 0 or
+    32) are told apart.  Some region turns at p iff some label occurs once,
+    three times, or twice diagonally.  Only the 2x2x2 voxels around p (halo
+    included) are read, so neighbouring chunks agree on seam points.
+    """
+    cdef const uint16_t* b = st.pad + (px * P + py) * P + pz
+    # c<dx><dy><dz>: voxel (px - 1 + dx, py - 1 + dy, pz - 1 + dz)
+    cdef uint16_t c000 = b[0], c001 = b[1], c010 = b[P], c011 = b[P + 1]
+    cdef uint16_t c100 = b[PP], c101 = b[PP + 1], c110 = b[PP + P], c111 = b[PP + P + 1]
+    cdef uint32_t tx = 2 if (px == 0 or px == 32) else 0
+    cdef uint32_t ty = 2 if (py == 0 or py == 32) else 0
+    cdef uint32_t tz = 2 if (pz == 0 or pz == 32) else 0
+    # quadrants in cyclic order over (B, C) offsets (0,0) (1,0) (1,1) (0,1);
+    # the side tag of a quadrant is (B offset if B is on a border) << 1 | (C offset ...)
+    # plane x (B = y, C = z)
+    if _turns(_label(c000, c100, 0),
+              _label(c010, c110, ty),
+              _label(c011, c111, ty | (tz >> 1)),
+              _label(c001, c101, tz >> 1)):
+        return True
+    # plane y (B = z, C = x)
+    if _turns(_label(c000, c010, 0),
+              _label(c001, c011, tz),
+              _label(c101, c111, tz | (tx >> 1)),
+              _label(c100, c110, tx >> 1)):
+        return True
+    # plane z (B = x, C = y)
+    return _turns(_label(c000, c001, 0),
+                  _label(c100, c101, tx),
+                  _label(c110, c111, tx | (ty >> 1)),
+                  _label(c010, c011, ty >> 1))
+
+
+cdef inline int _weld(State* st, int a, int L, int u, int v) noexcept nogil:
+    """Index of the vertex at plane point (u, v) of layer L on axis a."""
+    cdef int c[3]
+    cdef int key, idx, cap
+    cdef float* grown
+    key = weld_key(a, L, u, v)
+    idx = st.weld[key] - 1
+    if idx >= 0:
+        return idx
+    if st.n_positions == st.cap_positions:
+        cap = st.cap_positions * 2 if st.cap_positions else 4096
+        grown = <float*>realloc(st.positions, cap * 3 * sizeof(float))
+        if grown == NULL:
+            st.error = ERR_MEMORY
+            return 0
+        st.positions = grown
+        st.cap_positions = cap
+    idx = st.n_positions
+    c[a] = L
+    c[(a + 1) % 3] = u
+    c[(a + 2) % 3] = v
+    st.positions[3 * idx] = c[0]
+    st.positions[3 * idx + 1] = c[1]
+    st.positions[3 * idx + 2] = c[2]
+    st.n_positions += 1
+    st.weld[key] = idx + 1
+    return idx
+
+
+cdef inline void _emit(State* st, int a, int positive, uint16_t material,
+                int i0, int i1, int i2) noexcept nogil:
+    """One triangle of welded vertices, counter-clockwise in (u, v); flipped for negative faces."""
+    cdef int cap, t
+    cdef int32_t* gt
+    cdef uint16_t* gm
+    cdef uint8_t* gf
+    if st.n_triangles == st.cap_triangles:
+        cap = st.cap_triangles * 2 if st.cap_triangles else 8192
+        gt = <int32_t*>realloc(st.triangles, cap * 3 * sizeof(int32_t))
+        if gt == NULL:
+            st.error = ERR_MEMORY
+            return
+        st.triangles = gt
+        gm = <uint16_t*>realloc(st.materials, cap * sizeof(uint16_t))
+        if gm == NULL:
+            st.error = ERR_MEMORY
+            return
+        st.materials = gm
+        gf = <uint8_t*>realloc(st.faces, cap * sizeof(uint8_t))
+        if gf == NULL:
+            st.error = ERR_MEMORY
+            return
+        st.faces = gf
+        st.cap_triangles = cap
+    t = st.n_triangles
+    st.triangles[3 * t] = i0
+    if positive:
+        st.triangles[3 * t + 1] = i1
+        st.triangles[3 * t + 2] = i2
+    else:
+        st.triangles[3 * t + 1] = i2
+        st.triangles[3 * t + 2] = i1
+    st.materials[t] = material
+    st.faces[t] = 2 * a + (1 if positive else 0)
+    st.n_triangles += 1

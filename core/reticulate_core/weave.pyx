@@ -1,0 +1,489 @@
+# cython: language_level=3
+"""Tracing and weaving one filled region (seed: "Weave connected region").
+
+``trace_region`` walks the boundary of st.region into cycles of polygon
+nodes (the boundary's turns and its points in S); ``weave_monotone`` and
+``weave_region`` triangulate them with no vertex but the nodes, so a region
+gets exactly B - 2 chi triangles (DESIGN.md, guarantee 3).
+"""
+from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
+
+from reticulate_core.chunk_state cimport (
+    ERR_NONE, ERR_POOL, ERR_TRACE, ERR_WEAVE, MAX_CYCLES, MAX_POLYS, POOL, State, ret_ctz32,
+    weld_key)
+from reticulate_core.vertices cimport _emit, _is_vertex, _weld
+
+cdef int DU[4]
+cdef int DV[4]
+DU[:] = [1, 0, -1, 0]
+DV[:] = [0, 1, 0, -1]
+
+
+cdef void _edge_masks(State* st) noexcept nogil:
+    """st.edges for rows rv0..rv1 + 1 of the region (directions 0 +u, 1 +v, 2 -u, 3 -v).
+
+    Edge +u leaves (u, v) below cell (u, v) when (u, v - 1) is outside; +v
+    right of cell (u - 1, v) when (u, v) is outside; -u above cell
+    (u - 1, v - 1) when (u - 1, v) is outside; -v left of cell (u, v - 1)
+    when (u - 1, v - 1) is outside.
+    """
+    cdef int v
+    cdef uint64_t here, below
+    for v in range(st.rv0, st.rv1 + 2):
+        here = st.region[v] if v <= st.rv1 else 0
+        below = st.region[v - 1] if v > st.rv0 else 0
+        st.edges[0][v] = here & ~below
+        st.edges[1][v] = (here << 1) & ~here
+        st.edges[2][v] = (below & ~here) << 1
+        st.edges[3][v] = below & ~(below << 1)
+
+
+cdef inline bint _has_edge(State* st, int u, int v, int d) noexcept nogil:
+    """Boundary edge leaving lattice point (u, v) in direction d, region on its left."""
+    return (st.edges[d][v] >> u) & 1
+
+
+cdef int trace_region(State* st, int a, int L) noexcept nogil:
+    """Boundary cycles of the region into the node pool; 0 on success.
+
+    Cycles keep the region on their left (outer counter-clockwise, holes
+    clockwise) and turn left first at pinch points, so every cycle hugs the
+    cells it bounds and passes a pinch point once per cell corner.  A node
+    is kept where the boundary turns or where the point is in S.
+    """
+    cdef int v, u, pu, pv, d, nd, first, last, steps, k, n, key
+    cdef int c[3]
+    cdef bint keep
+    cdef uint32_t todo, below
+    cdef int64_t area
+    st.n_nodes = 0
+    st.n_cycles = 0
+    _edge_masks(st)
+    for v in range(st.rv0, st.rv1 + 1):
+        st.visited[v] = 0
+    for v in range(st.rv0, st.rv1 + 1):
+        below = st.region[v - 1] if v > 0 else 0
+        while True:
+            todo = st.region[v] & ~below & ~st.visited[v]
+            if todo == 0:
+                break
+            u = ret_ctz32(todo)
+            if st.n_cycles == MAX_CYCLES:
+                return ERR_POOL
+            first = st.n_nodes
+            last = -1
+            pu = u
+            pv = v
+            d = 0
+            st.visited[v] |= (<uint32_t>1) << u
+            pu += 1
+            steps = 0
+            while True:
+                steps += 1
+                if steps > 4 * 33 * 33 + 8:
+                    return ERR_TRACE
+                if _has_edge(st, pu, pv, (d + 1) & 3):
+                    nd = (d + 1) & 3
+                elif _has_edge(st, pu, pv, d):
+                    nd = d
+                elif _has_edge(st, pu, pv, (d + 3) & 3):
+                    nd = (d + 3) & 3
+                else:
+                    return ERR_TRACE
+                if nd != d:
+                    keep = True
+                else:
+                    key = weld_key(a, L, pu, pv)
+                    if st.in_s[key] == 0:
+                        c[a] = L
+                        c[(a + 1) % 3] = pu
+                        c[(a + 2) % 3] = pv
+                        st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
+                        st.s_touched[st.n_s_touched] = key
+                        st.n_s_touched += 1
+                    keep = st.in_s[key] == 2
+                if keep:
+                    if st.n_nodes == POOL:
+                        return ERR_POOL
+                    st.nu[st.n_nodes] = pu
+                    st.nv[st.n_nodes] = pv
+                    st.nkey[st.n_nodes] = 64 * pv + pu
+                    st.nvert[st.n_nodes] = _weld(st, a, L, pu, pv)
+                    if last >= 0:
+                        st.nnext[last] = st.n_nodes
+                        st.nprev[st.n_nodes] = last
+                    last = st.n_nodes
+                    st.n_nodes += 1
+                if pu == u and pv == v and nd == 0:
+                    break
+                if nd == 0:
+                    st.visited[pv] |= (<uint32_t>1) << pu
+                pu += DU[nd]
+                pv += DV[nd]
+                d = nd
+            if last < 0 or st.n_nodes - first < 4:
+                return ERR_TRACE
+            st.nnext[last] = first
+            st.nprev[first] = last
+            area = 0
+            k = first
+            while True:
+                n = st.nnext[k]
+                area += <int64_t>st.nu[k] * st.nv[n] - <int64_t>st.nu[n] * st.nv[k]
+                k = n
+                if k == first:
+                    break
+            st.cyc_head[st.n_cycles] = first
+            st.cyc_area[st.n_cycles] = area
+            st.n_cycles += 1
+    return ERR_NONE
+
+
+cdef inline int64_t _cross(int ox, int oy, int ax, int ay, int bx, int by) noexcept nogil:
+    """cross(a - o, b - o)."""
+    return <int64_t>(ax - ox) * (by - oy) - <int64_t>(ay - oy) * (bx - ox)
+
+
+cdef inline bint _locally_inside(State* st, int w, int dx, int dy) noexcept nogil:
+    """Direction (dx, dy) from node w points strictly into the polygon's wedge at w."""
+    cdef int p = st.nprev[w], n = st.nnext[w]
+    cdef int wu = st.nu[w], wv = st.nv[w]
+    cdef int64_t turn = _cross(st.nu[p], st.nv[p], wu, wv, wu + (st.nu[n] - wu), wv + (st.nv[n] - wv))
+    cdef int64_t c_nd = <int64_t>(st.nu[n] - wu) * dy - <int64_t>(st.nv[n] - wv) * dx
+    cdef int64_t c_dp = <int64_t>dx * (st.nv[p] - wv) - <int64_t>dy * (st.nu[p] - wu)
+    cdef int64_t c_pd, c_dn
+    if turn > 0:
+        return c_nd > 0 and c_dp > 0
+    # reflex or straight: inside unless in the closed exterior wedge from p-w to n-w
+    c_pd = -c_dp
+    c_dn = -c_nd
+    return not (c_pd >= 0 and c_dn >= 0)
+
+
+cdef bint _inside_cycle(State* st, int head, int x, int y) noexcept nogil:
+    """Crossing-number test of point (x, y), never on the cycle's boundary."""
+    cdef bint inside = False
+    cdef int k = head, n
+    cdef int ax, ay, bx, by
+    while True:
+        n = st.nnext[k]
+        ax = st.nu[k]
+        ay = st.nv[k]
+        bx = st.nu[n]
+        by = st.nv[n]
+        if (ay > y) != (by > y):
+            # x < ax + (y - ay) * (bx - ax) / (by - ay)
+            if by > ay:
+                if <int64_t>(x - ax) * (by - ay) < <int64_t>(y - ay) * (bx - ax):
+                    inside = not inside
+            else:
+                if <int64_t>(x - ax) * (by - ay) > <int64_t>(y - ay) * (bx - ax):
+                    inside = not inside
+        k = n
+        if k == head:
+            break
+    return inside
+
+
+cdef int _split(State* st, int a, int b) noexcept nogil:
+    """Connect nodes a and b by a diagonal (earcut's splitPolygon).
+
+    Afterwards a -> b -> ... is one cycle and the copy a2 -> (old a.next) ...
+    -> copy b2 -> a2 the other (one cycle if a and b were on different
+    cycles).  Returns a2, or -1 when the pool is full.
+    """
+    cdef int a2, b2, an, bp
+    if st.n_nodes + 2 > POOL:
+        return -1
+    a2 = st.n_nodes
+    b2 = st.n_nodes + 1
+    st.n_nodes += 2
+    st.nu[a2] = st.nu[a]
+    st.nv[a2] = st.nv[a]
+    st.nu[b2] = st.nu[b]
+    st.nv[b2] = st.nv[b]
+    st.nvert[a2] = st.nvert[a]
+    st.nvert[b2] = st.nvert[b]
+    st.nkey[a2] = st.nkey[a]
+    st.nkey[b2] = st.nkey[b]
+    an = st.nnext[a]
+    bp = st.nprev[b]
+    st.nnext[a] = b
+    st.nprev[b] = a
+    st.nnext[a2] = an
+    st.nprev[an] = a2
+    st.nnext[b2] = a2
+    st.nprev[a2] = b2
+    st.nnext[bp] = b2
+    st.nprev[b2] = bp
+    return a2
+
+
+cdef int weave_region(State* st, int a, int L, int positive, uint16_t material) noexcept nogil:
+    """Triangulate the traced region with no vertex but its nodes; 0 on success.
+
+    Repeatedly take the lowest node v (smallest (v, u)) of a polygon's outer
+    cycle; it is strictly convex, with neighbours p and n.  If no other node
+    (of the outer cycle or the polygon's holes, positions of p, v, n aside)
+    lies in the closed triangle (p, v, n), clip it as an ear.  Otherwise join
+    v to the node w of the triangle farthest from line p-n: the open segment
+    v-w meets no node and no edge, so it is a proper diagonal; it bridges a
+    hole into the outer cycle or splits the polygon in two (holes go to the
+    part that contains them).  Exact integer arithmetic; every step either
+    emits a triangle or adds a diagonal, so the loop is bounded.
+    """
+    cdef int i, h, k, outer, pid, top, v, p, n, w, w_cycle, cand, best, count
+    cdef int a2, steps, max_steps, umin, umax, vmax, next_v = 0, next_count = 0
+    cdef bint known
+    cdef int vu, vv, pu_, pv_, nu_, nv_, wu, wv
+    cdef int64_t d, bestd, area
+    outer = -1
+    st.n_holes = 0
+    for i in range(st.n_cycles):
+        if st.cyc_area[i] > 0:
+            if outer >= 0:
+                return ERR_WEAVE
+            outer = st.cyc_head[i]
+        else:
+            st.hole_head[st.n_holes] = st.cyc_head[i]
+            st.hole_owner[st.n_holes] = 0
+            st.n_holes += 1
+    if outer < 0:
+        return ERR_WEAVE
+    st.poly_head[0] = outer
+    st.poly_holes[0] = st.n_holes
+    st.n_polys = 1
+    st.poly_stack[0] = 0
+    top = 1
+    max_steps = 8 * st.n_nodes + 64
+    steps = 0
+    while top > 0:
+        top -= 1
+        pid = st.poly_stack[top]
+        known = False
+        while True:
+            steps += 1
+            if steps > max_steps or st.error:
+                return ERR_WEAVE
+            outer = st.poly_head[pid]
+            if known:
+                # the lowest node but the clipped one, found by the previous scan
+                v = next_v
+                count = next_count
+            else:
+                v = outer
+                count = 0
+                k = outer
+                while True:
+                    count += 1
+                    if st.nkey[k] < st.nkey[v]:
+                        v = k
+                    k = st.nnext[k]
+                    if k == outer or count > POOL:
+                        break
+            p = st.nprev[v]
+            n = st.nnext[v]
+            vu = st.nu[v]
+            vv = st.nv[v]
+            pu_ = st.nu[p]
+            pv_ = st.nv[p]
+            nu_ = st.nu[n]
+            nv_ = st.nv[n]
+            area = _cross(pu_, pv_, vu, vv, nu_, nv_)
+            if area <= 0:
+                return ERR_WEAVE
+            if count == 3 and st.poly_holes[pid] == 0:
+                _emit(st, a, positive, material, st.nvert[p], st.nvert[v], st.nvert[n])
+                break
+            # farthest node from line p-n inside the closed triangle (p, v, n)
+            best = -1
+            bestd = -1
+            next_v = n
+            umin = min(pu_, min(vu, nu_))
+            umax = max(pu_, max(vu, nu_))
+            vmax = max(pv_, nv_)
+            for h in range(-1, st.n_holes if st.poly_holes[pid] else 0):
+                if h >= 0:
+                    if st.hole_owner[h] != pid:
+                        continue
+                    k = st.hole_head[h]
+                else:
+                    k = outer
+                cand = k
+                while True:
+                    if h < 0 and k != v and st.nkey[k] < st.nkey[next_v]:
+                        next_v = k
+                    wu = st.nu[k]
+                    wv = st.nv[k]
+                    if (wv <= vmax and wu >= umin and wu <= umax and
+                            not ((wu == vu and wv == vv) or (wu == pu_ and wv == pv_)
+                                 or (wu == nu_ and wv == nv_))):
+                        if (_cross(pu_, pv_, vu, vv, wu, wv) >= 0
+                                and _cross(vu, vv, nu_, nv_, wu, wv) >= 0
+                                and _cross(nu_, nv_, pu_, pv_, wu, wv) >= 0):
+                            d = _cross(pu_, pv_, wu, wv, nu_, nv_)
+                            if d > bestd:
+                                bestd = d
+                                best = k
+                    k = st.nnext[k]
+                    if k == cand:
+                        break
+            if best < 0:
+                _emit(st, a, positive, material, st.nvert[p], st.nvert[v], st.nvert[n])
+                if count == 3:
+                    break
+                st.nnext[p] = n
+                st.nprev[n] = p
+                st.poly_head[pid] = n
+                known = True
+                next_count = count - 1
+                continue
+            # the copy of w (same position) whose wedge holds the direction to v
+            wu = st.nu[best]
+            wv = st.nv[best]
+            w = -1
+            w_cycle = -2
+            for h in range(-1, st.n_holes if st.poly_holes[pid] else 0):
+                if h >= 0:
+                    if st.hole_owner[h] != pid:
+                        continue
+                    k = st.hole_head[h]
+                else:
+                    k = outer
+                cand = k
+                while True:
+                    if st.nu[k] == wu and st.nv[k] == wv and _locally_inside(st, k, vu - wu, vv - wv):
+                        w = k
+                        w_cycle = h
+                    k = st.nnext[k]
+                    if k == cand:
+                        break
+            if w < 0:
+                return ERR_WEAVE
+            a2 = _split(st, v, w)
+            if a2 < 0:
+                return ERR_POOL
+            known = False
+            if w_cycle >= 0:
+                # the hole is now part of the outer cycle
+                st.hole_owner[w_cycle] = -1
+                st.poly_holes[pid] -= 1
+                st.poly_head[pid] = v
+                continue
+            # two polygons: v's cycle stays pid, a2's becomes a new one
+            if st.n_polys == MAX_POLYS or top == MAX_POLYS:
+                return ERR_POOL
+            st.poly_head[pid] = v
+            st.poly_head[st.n_polys] = a2
+            st.poly_holes[st.n_polys] = 0
+            if st.poly_holes[pid]:
+                for h in range(st.n_holes):
+                    if st.hole_owner[h] == pid:
+                        k = st.hole_head[h]
+                        if _inside_cycle(st, a2, st.nu[k], st.nv[k]):
+                            st.hole_owner[h] = st.n_polys
+                            st.poly_holes[pid] -= 1
+                            st.poly_holes[st.n_polys] += 1
+            st.poly_stack[top] = st.n_polys
+            top += 1
+            st.n_polys += 1
+    return ERR_NONE
+
+
+cdef inline bint _emit_ccw(State* st, int a, int positive, uint16_t material,
+                           int p, int q, int r) noexcept nogil:
+    """Emit nodes p, q, r counter-clockwise; False (nothing emitted) when they are collinear."""
+    cdef int64_t turn = _cross(st.nu[p], st.nv[p], st.nu[q], st.nv[q], st.nu[r], st.nv[r])
+    if turn > 0:
+        _emit(st, a, positive, material, st.nvert[p], st.nvert[q], st.nvert[r])
+    elif turn < 0:
+        _emit(st, a, positive, material, st.nvert[p], st.nvert[r], st.nvert[q])
+    else:
+        return False
+    return True
+
+
+cdef bint weave_monotone(State* st, int a, int positive, uint16_t material) noexcept nogil:
+    """Weave a region bounded by one cycle that is monotone in sweep order (v, u).
+
+    The cycle has one lowest and one highest node; the chain from the lowest
+    along nnext (0, the right side) and the chain along nprev (1, the left
+    side) both rise.  Nodes are taken in sweep order, keeping a stack of
+    reflex nodes of one chain: a node of the other chain sees the whole
+    stack; a node of the same chain cuts off the convex corners below it
+    (de Berg et al., "Triangulating a Monotone Polygon").  Every node is a
+    vertex and no other point, so the n nodes give n - 2 triangles.  Returns
+    False, having emitted nothing, when the cycle is not strictly monotone
+    (a pinch point repeats a position) or a triangle would be degenerate.
+    """
+    cdef int head = st.cyc_head[0], k, low = head, n = 0, minima = 0, i, j, m, top, last, node
+    cdef int first_triangle = st.n_triangles
+    cdef bint convex
+    cdef int64_t turn
+    k = head
+    while True:
+        n += 1
+        if st.nkey[k] < st.nkey[low]:
+            low = k
+        if st.nkey[st.nprev[k]] > st.nkey[k] and st.nkey[st.nnext[k]] > st.nkey[k]:
+            minima += 1
+        k = st.nnext[k]
+        if k == head:
+            break
+    if minima != 1:
+        return False
+    # merge the two rising chains into sweep order
+    st.sweep[0] = low
+    i = st.nnext[low]
+    j = st.nprev[low]
+    m = 1
+    while i != j:
+        if st.nkey[i] < st.nkey[j]:
+            st.sweep[m] = i
+            st.chain[m] = 0
+            i = st.nnext[i]
+        elif st.nkey[i] > st.nkey[j]:
+            st.sweep[m] = j
+            st.chain[m] = 1
+            j = st.nprev[j]
+        else:
+            return False
+        m += 1
+    st.sweep[m] = i       # the highest node
+    st.reflex[0] = 0
+    st.reflex[1] = 1
+    top = 2
+    for m in range(2, n - 1):
+        node = st.sweep[m]
+        if st.chain[m] != st.chain[st.reflex[top - 1]]:
+            for k in range(top - 1):
+                if not _emit_ccw(st, a, positive, material, node,
+                                 st.sweep[st.reflex[k]], st.sweep[st.reflex[k + 1]]):
+                    st.n_triangles = first_triangle
+                    return False
+            st.reflex[0] = m - 1
+            st.reflex[1] = m
+            top = 2
+        else:
+            top -= 1
+            last = st.reflex[top]
+            while top > 0:
+                k = st.sweep[st.reflex[top - 1]]
+                turn = _cross(st.nu[k], st.nv[k], st.nu[st.sweep[last]], st.nv[st.sweep[last]],
+                              st.nu[node], st.nv[node])
+                convex = turn > 0 if st.chain[m] == 0 else turn < 0
+                if not convex:
+                    break
+                _emit_ccw(st, a, positive, material, node, st.sweep[last], k)
+                top -= 1
+                last = st.reflex[top]
+            st.reflex[top] = last
+            st.reflex[top + 1] = m
+            top += 2
+    node = st.sweep[n - 1]
+    for k in range(top - 1):
+        if not _emit_ccw(st, a, positive, material, node,
+                         st.sweep[st.reflex[k]], st.sweep[st.reflex[k + 1]]):
+            st.n_triangles = first_triangle
+            return False
+    return True
