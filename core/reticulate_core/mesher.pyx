@@ -623,22 +623,15 @@ cdef object _finish_run(BatchRun* run, const int64_t[:, ::1] chunks):
         rows = np.empty(run.kept, dtype=np.int64)
         n_vertices = np.empty(run.kept, dtype=np.int64)
         n_triangles = np.empty(run.kept, dtype=np.int64)
-        positions = np.empty((out.n_vertices, 3), dtype=np.float32)
+        positions, triangles, materials, faces = _mesh_arrays(
+            out.positions, out.n_vertices, out.triangles, out.materials, out.faces, out.n_triangles)
         keys = np.empty(out.n_vertices, dtype=np.int64)
-        triangles = np.empty((out.n_triangles, 3), dtype=np.int32)
-        materials = np.empty(out.n_triangles, dtype=np.uint16)
-        faces = np.empty(out.n_triangles, dtype=np.uint8)
         if run.kept:
             _copy_out(rows, run.rows, run.kept * sizeof(int64_t))
             _copy_out(n_vertices, run.n_vertices, run.kept * sizeof(int64_t))
             _copy_out(n_triangles, run.n_triangles, run.kept * sizeof(int64_t))
         if out.n_vertices:
-            _copy_out(positions, out.positions, out.n_vertices * 3 * sizeof(float))
             _copy_out(keys, out.keys, out.n_vertices * sizeof(int64_t))
-        if out.n_triangles:
-            _copy_out(triangles, out.triangles, out.n_triangles * 3 * sizeof(int32_t))
-            _copy_out(materials, out.materials, out.n_triangles * sizeof(uint16_t))
-            _copy_out(faces, out.faces, out.n_triangles * sizeof(uint8_t))
     finally:
         _free_batch(out)
         free(run.rows)
@@ -651,6 +644,20 @@ cdef void _copy_out(array, const void* source, size_t nbytes):
     """Copy nbytes into the start of a C-contiguous numpy array."""
     cdef uint8_t[::1] target = array.reshape(-1).view(np.uint8)
     memcpy(&target[0], source, nbytes)
+
+
+cdef tuple _mesh_arrays(const float* positions, int64_t n_vertices, const int32_t* triangles,
+                        const uint16_t* materials, const uint8_t* faces, int64_t n_triangles):
+    """Numpy copies (positions, triangles, materials, faces) of a mesh in C buffers."""
+    arrays = (np.empty((n_vertices, 3), dtype=np.float32), np.empty((n_triangles, 3), dtype=np.int32),
+              np.empty(n_triangles, dtype=np.uint16), np.empty(n_triangles, dtype=np.uint8))
+    if n_vertices:
+        _copy_out(arrays[0], positions, n_vertices * 3 * sizeof(float))
+    if n_triangles:
+        _copy_out(arrays[1], triangles, n_triangles * 3 * sizeof(int32_t))
+        _copy_out(arrays[2], materials, n_triangles * sizeof(uint16_t))
+        _copy_out(arrays[3], faces, n_triangles * sizeof(uint8_t))
+    return arrays
 
 
 def _as_chunk(voxels):
@@ -908,25 +915,8 @@ cdef class Mesher:
             err = st.error
             raise RuntimeError(f"mesher internal error {err} (please report the chunk)")
         nt = st.n_triangles
-        nv = st.n_positions
-        positions = np.empty((nv, 3), dtype=np.float32)
-        triangles = np.empty((nt, 3), dtype=np.int32)
-        materials = np.empty(nt, dtype=np.uint16)
-        faces = np.empty(nt, dtype=np.uint8)
-        cdef float[:, ::1] mp
-        cdef int32_t[:, ::1] mt
-        cdef uint16_t[::1] mm
-        cdef uint8_t[::1] mf
-        if nv:
-            mp = positions
-            memcpy(&mp[0, 0], st.positions, nv * 3 * sizeof(float))
-        if nt:
-            mt = triangles
-            mm = materials
-            mf = faces
-            memcpy(&mt[0, 0], st.triangles, nt * 3 * sizeof(int32_t))
-            memcpy(&mm[0], st.materials, nt * sizeof(uint16_t))
-            memcpy(&mf[0], st.faces, nt * sizeof(uint8_t))
+        positions, triangles, materials, faces = _mesh_arrays(
+            st.positions, st.n_positions, st.triangles, st.materials, st.faces, nt)
         if self.metrics:
             self._last_metrics = {
                 "regions": st.regions,

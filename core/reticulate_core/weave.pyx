@@ -219,6 +219,14 @@ cdef int _split(State* st, int a, int b) noexcept nogil:
     return a2
 
 
+cdef inline int _cycle_start(State* st, int pid, int h, int outer) noexcept nogil:
+    """A node of cycle h of polygon pid (h = -1: its outer cycle ``outer``), or
+    -1 when hole h belongs to another polygon."""
+    if h < 0:
+        return outer
+    return st.hole_head[h] if st.hole_owner[h] == pid else -1
+
+
 cdef int weave_region(State* st, int a, int L, int positive, uint16_t material) noexcept nogil:
     """Triangulate the traced region with no vertex but its nodes; 0 on success.
 
@@ -303,12 +311,9 @@ cdef int weave_region(State* st, int a, int L, int positive, uint16_t material) 
             umax = max(pu_, max(vu, nu_))
             vmax = max(pv_, nv_)
             for h in range(-1, st.n_holes if st.poly_holes[pid] else 0):
-                if h >= 0:
-                    if st.hole_owner[h] != pid:
-                        continue
-                    k = st.hole_head[h]
-                else:
-                    k = outer
+                k = _cycle_start(st, pid, h, outer)
+                if k < 0:
+                    continue
                 cand = k
                 while True:
                     if h < 0 and k != v and st.nkey[k] < st.nkey[next_v]:
@@ -344,12 +349,9 @@ cdef int weave_region(State* st, int a, int L, int positive, uint16_t material) 
             w = -1
             w_cycle = -2
             for h in range(-1, st.n_holes if st.poly_holes[pid] else 0):
-                if h >= 0:
-                    if st.hole_owner[h] != pid:
-                        continue
-                    k = st.hole_head[h]
-                else:
-                    k = outer
+                k = _cycle_start(st, pid, h, outer)
+                if k < 0:
+                    continue
                 cand = k
                 while True:
                     if st.nu[k] == wu and st.nv[k] == wv and _locally_inside(st, k, vu - wu, vv - wv):
