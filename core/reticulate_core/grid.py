@@ -177,13 +177,15 @@ class _SparseSource:
         """The _ChunkBatch of chunks ``coords``: blocks padded from their neighbours
         here, then meshed in one GIL-free call."""
         blocks = np.empty((len(coords), PADDED, PADDED, PADDED), np.uint16)
-        for c, block in zip(coords, blocks):
+        meshed = []             # the chunks whose block is not uniform, packed in front
+        for c in coords:
             neighbours = [self._chunk((c[0] + dx, c[1] + dy, c[2] + dz))
                           for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)]
-            fill_from_neighbours(neighbours, block)
+            if not fill_from_neighbours(neighbours, blocks[len(meshed)]):
+                meshed.append(c)
         rows, n_vertices, n_triangles, *arrays = mesher.mesh_blocks_batch(
-            blocks, coords, self.lo, self.hi, self.seams.lo, self.seams.dy, self.seams.dz)
-        return _ChunkBatch([coords[r] for r in rows], n_vertices, n_triangles, *arrays)
+            blocks[:len(meshed)], meshed, self.lo, self.hi, self.seams.lo, self.seams.dy, self.seams.dz)
+        return _ChunkBatch([meshed[r] for r in rows], n_vertices, n_triangles, *arrays)
 
     def done_before(self, c):
         """Forget dense copies no chunk from ``c`` on will read (x more than one slab behind)."""
