@@ -90,14 +90,15 @@ cdef class SeamWelder:
         """Add one mesh: grid positions (n, 3) float32, seam keys (n,) int64
         (-1 = not on a seam), triangles (t, 3) int32 into these positions
         (renumbered in place), materials, faces."""
-        cdef const int64_t[::1] key = np.ascontiguousarray(keys, dtype=np.int64)
+        keys = np.ascontiguousarray(keys, dtype=np.int64)
+        cdef const int64_t[::1] key = keys
         cdef int32_t[:, ::1] tri = triangles
         cdef Py_ssize_t n = key.shape[0], i, t
         if len(positions) != n:
             raise ValueError(f"{len(positions)} positions but {n} seam keys")
         if self.n_vertices + n >= 2**31:
             raise ValueError("more than 2**31 vertices: too many for int32 triangle indices")
-        self._reserve(n)
+        self._reserve(np.count_nonzero(keys >= 0))      # room for the seam keys only
         remap_array = np.empty(n, dtype=np.int32)
         new_array = np.empty(n, dtype=np.uint8)
         cdef int32_t[::1] remap = remap_array
