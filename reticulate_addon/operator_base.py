@@ -22,7 +22,7 @@ from mathutils import Matrix
 from . import materials as mats
 from .mesh_build import CHUNK, Piece, build_mesh, distinct_ids, split_by_chunk
 from .progress import Progress
-from .properties import MATERIAL_MODE_ITEMS, OUTPUT_ITEMS, settings_of
+from .properties import MANIFOLD_DESCRIPTION, MATERIAL_MODE_ITEMS, OUTPUT_ITEMS, settings_of
 from .staging import Staging, link_objects, target_collection
 
 
@@ -151,7 +151,7 @@ class ReticulateOperator:
     link_to_active: BoolProperty(name="Active Collection", default=True,
                                  description="Link into the active collection (off: the scene collection)")
     manifold: BoolProperty(name="Manifold", default=False,
-                           description="Split edge- and corner-only contacts so that every edge has two faces (3D printing, booleans)")
+                           description=MANIFOLD_DESCRIPTION)
 
     def mesh_voxels(self, voxels, progress):
         """The core mesh of a voxel grid, manifold when asked."""

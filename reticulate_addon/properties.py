@@ -16,6 +16,9 @@ SOURCE_OPERATORS = {
     'MESH': "reticulate.voxel_remesh",
 }
 
+MANIFOLD_DESCRIPTION = ("Split edge- and corner-only contacts so that every edge has two faces "
+                        "(3D printing, booleans)")
+
 OUTPUT_ITEMS = [
     ('OBJECT', "One Object", "One mesh object for the whole source"),
     ('MODEL', "One per Model", "One object per .vox model (other sources: one object)"),
@@ -50,7 +53,7 @@ class ReticulateSettings(bpy.types.PropertyGroup):
                                  description="Link new objects into the active collection "
                                              "(off: the scene collection)")
     manifold: BoolProperty(name="Manifold", default=False,
-                           description="Split edge- and corner-only contacts so that every edge has two faces (3D printing, booleans)")
+                           description=MANIFOLD_DESCRIPTION)
     hierarchy_empties: BoolProperty(name="Hierarchy Empties", default=False,
                                     description="Recreate the .vox scene-graph groups as empties")
     center_origins: BoolProperty(name="Centre Origins", default=True,
