@@ -99,6 +99,17 @@ cdef struct State:
     int sweep[POOL]
     uint8_t chain[POOL]
     int reflex[POOL]
+    # monotone partition: node kinds, the sweep status (edges by tail node,
+    # their helpers), the diagonals found, each node's original, the cycles
+    # as traced (to undo the partition) and the nodes already woven
+    uint8_t nkind[POOL]
+    int status_edge[POOL]
+    int status_helper[POOL]
+    int diagonals[POOL]
+    int norig[POOL]
+    int traced_next[POOL]
+    int traced_prev[POOL]
+    uint8_t woven[POOL]
     # welding
     int32_t weld[W * W * W]      # 1 + vertex index of each corner point, 0 = none yet
     # S membership of lattice points tested in this chunk: 0 unknown, 1 no, 2 yes

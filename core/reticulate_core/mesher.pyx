@@ -41,7 +41,8 @@ from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, ON_LEAF, ON_EMPTY, compact_from_dense_c, compact_walk_c,
     CompactOctree)
 from reticulate_core.vertices cimport _emit, _weld
-from reticulate_core.weave cimport trace_region, weave_monotone, weave_region
+from reticulate_core.weave cimport (
+    trace_region, weave_monotone, weave_partitioned, weave_region)
 from reticulate_core.weld cimport seam_key
 
 from reticulate_core.mesh import Mesh
@@ -165,15 +166,13 @@ cdef void _layer_links(State* st, int a, int L) noexcept nogil:
 # ---------------------------------------------------------------- fill
 
 cdef void _fill(State* st, int a, int L, int u0, int v0) noexcept nogil:
-    """Region of seed cell (u0, v0) into st.region (rows v, bits u)."""
+    """Region of seed cell (u0, v0) into st.region (rows v, bits u), which
+    is all 0 outside rows rv0..rv1; the layer's links are ready."""
     cdef uint32_t dirty, add
     cdef int v
     cdef uint32_t* R = st.region
-    if not st.links_ready[a][L]:
-        _layer_links(st, a, L)
     cdef uint32_t* hl = st.hlink[a][L]
     cdef uint32_t* vl = st.vlink[a][L]
-    memset(R, 0, 32 * sizeof(uint32_t))
     R[v0] = _close_row((<uint32_t>1) << u0, hl[v0])
     st.rv0 = v0
     st.rv1 = v0
@@ -208,33 +207,41 @@ cdef inline void _region(State* st, int a, int L, int u, int v, int positive, ui
 
 
 cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
-    """Fill-weave-claim from an unclaimed seed cell."""
+    """Fill-weave-claim from an unclaimed seed cell.  st.region is all 0
+    before and after."""
     cdef int r, err, i0, i1, i2, i3
+    cdef uint32_t bit = (<uint32_t>1) << u
     if st.metrics:
         st.seeds += 1
-    _fill(st, a, L, u, v)
-    if st.metrics:
         st.regions += 1
-    if st.rv0 == st.rv1 and st.region[v] == ((<uint32_t>1) << u):
-        # a single cell: its four corners are turns, and nothing else
+    if not st.links_ready[a][L]:
+        _layer_links(st, a, L)
+    if (((st.hlink[a][L][v] << 1) | st.hlink[a][L][v]
+            | st.vlink[a][L][v] | (st.vlink[a][L][v - 1] if v > 0 else 0)) & bit) == 0:
+        # a single cell, linked to none: its four corners are turns, and nothing else
         i0 = _weld(st, a, L, u, v)
         i1 = _weld(st, a, L, u + 1, v)
         i2 = _weld(st, a, L, u + 1, v + 1)
         i3 = _weld(st, a, L, u, v + 1)
         _emit(st, a, positive, material, i0, i1, i2)
         _emit(st, a, positive, material, i0, i2, i3)
-    else:
-        err = trace_region(st, a, L)
-        if err == ERR_NONE and st.n_cycles == 1 and st.n_nodes == 4:
-            # a rectangle whose sides hold no point of S: nodes 0..3 counter-clockwise
-            _emit(st, a, positive, material, st.nvert[0], st.nvert[1], st.nvert[2])
-            _emit(st, a, positive, material, st.nvert[0], st.nvert[2], st.nvert[3])
-        elif err == ERR_NONE and (st.n_cycles > 1 or not weave_monotone(st, a, positive, material)):
-            err = weave_region(st, a, L, positive, material)
-        if err != ERR_NONE and st.error == ERR_NONE:
-            st.error = err
+        st.claims[a][L][v] |= bit
+        return
+    _fill(st, a, L, u, v)
+    err = trace_region(st, a, L)
+    if err == ERR_NONE and st.n_cycles == 1 and st.n_nodes == 4:
+        # a rectangle whose sides hold no point of S: nodes 0..3 counter-clockwise
+        _emit(st, a, positive, material, st.nvert[0], st.nvert[1], st.nvert[2])
+        _emit(st, a, positive, material, st.nvert[0], st.nvert[2], st.nvert[3])
+    elif err == ERR_NONE and not (
+            (st.n_cycles == 1 and weave_monotone(st, st.cyc_head[0], a, positive, material))
+            or weave_partitioned(st, a, positive, material)):
+        err = weave_region(st, a, L, positive, material)
+    if err != ERR_NONE and st.error == ERR_NONE:
+        st.error = err
     for r in range(st.rv0, st.rv1 + 1):
         st.claims[a][L][r] |= st.region[r]
+        st.region[r] = 0
 
 
 # ---------------------------------------------------------------- walks

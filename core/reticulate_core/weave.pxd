@@ -8,6 +8,9 @@ from reticulate_core.chunk_state cimport State
 cdef int trace_region(State* st, int a, int L) noexcept nogil
 # Triangulate traced cycles (outer and holes); ERR_NONE or an error code.
 cdef int weave_region(State* st, int a, int L, int positive, uint16_t material) noexcept nogil
-# Triangulate a one-cycle region monotone in sweep order (v, u); False, emitting
-# nothing, when it is not.
-cdef bint weave_monotone(State* st, int a, int positive, uint16_t material) noexcept nogil
+# Triangulate the polygon of node head's cycle, monotone in sweep order (v, u);
+# False, emitting nothing, when it is not.
+cdef bint weave_monotone(State* st, int head, int a, int positive, uint16_t material) noexcept nogil
+# Triangulate traced cycles cut into monotone pieces; False, emitting nothing
+# and leaving the cycles as traced, at a pinch point.
+cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil

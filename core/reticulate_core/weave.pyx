@@ -7,6 +7,7 @@ nodes (the boundary's turns and its points in S); ``weave_monotone`` and
 gets exactly B - 2 chi triangles (DESIGN.md, guarantee 3).
 """
 from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy, memset
 
 from reticulate_core.chunk_state cimport (
     ERR_NONE, ERR_POOL, ERR_TRACE, ERR_WEAVE, MAX_CYCLES, MAX_POLYS, POOL, State, ret_ctz32,
@@ -206,6 +207,8 @@ cdef int _split(State* st, int a, int b) noexcept nogil:
     st.nvert[b2] = st.nvert[b]
     st.nkey[a2] = st.nkey[a]
     st.nkey[b2] = st.nkey[b]
+    st.norig[a2] = st.norig[a]
+    st.norig[b2] = st.norig[b]
     an = st.nnext[a]
     bp = st.nprev[b]
     st.nnext[a] = b
@@ -405,8 +408,8 @@ cdef inline bint _emit_ccw(State* st, int a, int positive, uint16_t material,
     return True
 
 
-cdef bint weave_monotone(State* st, int a, int positive, uint16_t material) noexcept nogil:
-    """Weave a region bounded by one cycle that is monotone in sweep order (v, u).
+cdef bint weave_monotone(State* st, int head, int a, int positive, uint16_t material) noexcept nogil:
+    """Weave the polygon bounded by the cycle of node head, monotone in sweep order (v, u).
 
     The cycle has one lowest and one highest node; the chain from the lowest
     along nnext (0, the right side) and the chain along nprev (1, the left
@@ -418,7 +421,7 @@ cdef bint weave_monotone(State* st, int a, int positive, uint16_t material) noex
     False, having emitted nothing, when the cycle is not strictly monotone
     (a pinch point repeats a position) or a triangle would be degenerate.
     """
-    cdef int head = st.cyc_head[0], k, low = head, n = 0, minima = 0, i, j, m, top, last, node
+    cdef int k, low = head, n = 0, minima = 0, i, j, m, top, last, node
     cdef int first_triangle = st.n_triangles
     cdef bint convex
     cdef int64_t turn
@@ -488,4 +491,170 @@ cdef bint weave_monotone(State* st, int a, int positive, uint16_t material) noex
                          st.sweep[st.reflex[k]], st.sweep[st.reflex[k + 1]]):
             st.n_triangles = first_triangle
             return False
+    return True
+
+
+# kinds of nodes in the upward sweep (keys rising; the region on the left of its edges)
+cdef enum:
+    START = 0       # both neighbours above, convex: a piece begins
+    SPLIT = 1       # both neighbours above, reflex: an interval splits
+    END = 2         # both neighbours below, convex: a piece ends
+    MERGE = 3       # both neighbours below, reflex: two intervals merge
+    DOWN = 4        # on a descending chain: the region lies to its right
+    UP = 5          # on a rising chain: the region lies to its left
+
+
+cdef void _sort_sweep(State* st, int n) noexcept nogil:
+    """st.sweep[:n] = nodes 0..n-1 in rising key order (Shell sort, Ciura gaps)."""
+    cdef int gaps[8]
+    cdef int g, gap, i, j, x
+    gaps[:] = [701, 301, 132, 57, 23, 10, 4, 1]
+    for i in range(n):
+        st.sweep[i] = i
+    for g in range(8):
+        gap = gaps[g]
+        for i in range(gap, n):
+            x = st.sweep[i]
+            j = i
+            while j >= gap and st.nkey[st.sweep[j - gap]] > st.nkey[x]:
+                st.sweep[j] = st.sweep[j - gap]
+                j -= gap
+            st.sweep[j] = x
+
+
+cdef inline int _status_left_of(State* st, int n_status, int v) noexcept nogil:
+    """Slot of the status edge directly left of node v, or -1.  Status edges
+    cross the sweep line at v and are vertical there (a horizontal one would
+    hold v inside it)."""
+    cdef int i, k, best = -1, best_u = -1
+    for i in range(n_status):
+        k = st.status_edge[i]
+        if st.nu[k] == st.nu[st.nnext[k]] and st.nu[k] < st.nu[v] and st.nu[k] > best_u:
+            best_u = st.nu[k]
+            best = i
+    return best
+
+
+cdef inline int _status_slot(State* st, int n_status, int tail) noexcept nogil:
+    cdef int i
+    for i in range(n_status):
+        if st.status_edge[i] == tail:
+            return i
+    return -1
+
+
+cdef inline int _copy_toward(State* st, int node, int n_nodes, int to) noexcept nogil:
+    """The copy of original node `node` whose wedge holds the direction to node `to`, or -1."""
+    cdef int k
+    cdef int du = st.nu[to] - st.nu[node], dv = st.nv[to] - st.nv[node]
+    if _locally_inside(st, node, du, dv):
+        return node
+    for k in range(st.n_nodes - 1, n_nodes - 1, -1):
+        if st.norig[k] == node and _locally_inside(st, k, du, dv):
+            return k
+    return -1
+
+
+cdef int _monotone_diagonals(State* st, int n) noexcept nogil:
+    """Diagonals that cut the traced region into pieces monotone in sweep order
+    (de Berg et al., "Partitioning a Polygon into Monotone Pieces", swept
+    upwards) into st.diagonals as node pairs; their count, or -1 when two
+    nodes share a key (a pinch point) or the status is inconsistent."""
+    cdef int i, v, p, nx, slot, h, kind, n_status = 0, n_diag = 0
+    cdef bint p_above, n_above
+    _sort_sweep(st, n)
+    for i in range(1, n):
+        if st.nkey[st.sweep[i]] == st.nkey[st.sweep[i - 1]]:
+            return -1
+    for i in range(n):
+        v = st.sweep[i]
+        p = st.nprev[v]
+        nx = st.nnext[v]
+        p_above = st.nkey[p] > st.nkey[v]
+        n_above = st.nkey[nx] > st.nkey[v]
+        if p_above and n_above:
+            st.nkind[v] = START if _cross(st.nu[p], st.nv[p], st.nu[v], st.nv[v],
+                                          st.nu[nx], st.nv[nx]) > 0 else SPLIT
+        elif not p_above and not n_above:
+            st.nkind[v] = END if _cross(st.nu[p], st.nv[p], st.nu[v], st.nv[v],
+                                        st.nu[nx], st.nv[nx]) > 0 else MERGE
+        else:
+            st.nkind[v] = DOWN if p_above else UP
+    for i in range(n):
+        v = st.sweep[i]
+        p = st.nprev[v]
+        kind = st.nkind[v]
+        if kind == END or kind == MERGE or kind == DOWN:
+            # the descending edge v -> next ends here
+            slot = _status_slot(st, n_status, v)
+            if slot < 0:
+                return -1
+            h = st.status_helper[slot]
+            if st.nkind[h] == MERGE:
+                st.diagonals[2 * n_diag] = v
+                st.diagonals[2 * n_diag + 1] = h
+                n_diag += 1
+            n_status -= 1
+            st.status_edge[slot] = st.status_edge[n_status]
+            st.status_helper[slot] = st.status_helper[n_status]
+        if kind == SPLIT or kind == MERGE or kind == UP:
+            # the interval whose left edge is directly left of v
+            slot = _status_left_of(st, n_status, v)
+            if slot < 0:
+                return -1
+            h = st.status_helper[slot]
+            if kind == SPLIT or st.nkind[h] == MERGE:
+                st.diagonals[2 * n_diag] = v
+                st.diagonals[2 * n_diag + 1] = h
+                n_diag += 1
+            st.status_helper[slot] = v
+        if kind == START or kind == SPLIT or kind == DOWN:
+            # the descending edge prev -> v starts here
+            st.status_edge[n_status] = p
+            st.status_helper[n_status] = v
+            n_status += 1
+    return n_diag
+
+
+cdef bint _undo_partition(State* st, int n, int first_triangle) noexcept nogil:
+    """Drop the pieces' triangles and the diagonals: the traced cycles are back.  False."""
+    st.n_triangles = first_triangle
+    st.n_nodes = n
+    memcpy(st.nnext, st.traced_next, n * sizeof(int))
+    memcpy(st.nprev, st.traced_prev, n * sizeof(int))
+    return False
+
+
+cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil:
+    """Weave the traced cycles (outer and holes) by cutting them into pieces
+    monotone in sweep order and weaving each piece.  Only nodes are vertices,
+    so the region gets B - 2 chi triangles.  Returns False, having emitted
+    nothing and restored the traced cycles, at a pinch point or a piece that
+    is not monotone."""
+    cdef int n = st.n_nodes, first_triangle = st.n_triangles, n_diag, i, x, y, k, head
+    for k in range(n):
+        st.norig[k] = k
+    n_diag = _monotone_diagonals(st, n)
+    if n_diag < 0 or n + 2 * n_diag > POOL:
+        return False
+    memcpy(st.traced_next, st.nnext, n * sizeof(int))
+    memcpy(st.traced_prev, st.nprev, n * sizeof(int))
+    for i in range(n_diag):
+        x = _copy_toward(st, st.diagonals[2 * i], n, st.diagonals[2 * i + 1])
+        y = _copy_toward(st, st.diagonals[2 * i + 1], n, st.diagonals[2 * i])
+        if x < 0 or y < 0:
+            return _undo_partition(st, n, first_triangle)
+        _split(st, x, y)
+    memset(st.woven, 0, st.n_nodes)
+    for head in range(st.n_nodes):
+        if st.woven[head]:
+            continue
+        k = head
+        while True:
+            st.woven[k] = 1
+            k = st.nnext[k]
+            if k == head:
+                break
+        if not weave_monotone(st, head, a, positive, material):
+            return _undo_partition(st, n, first_triangle)
     return True
