@@ -68,6 +68,25 @@ cdef inline bint _is_vertex(State* st, int px, int py, int pz) noexcept nogil:
                   _label(c010, c011, ty >> 1))
 
 
+cdef inline bint _extruded(State* st, int px, int py, int pz, int k) noexcept nogil:
+    """Whether the 2x2x2 voxels around lattice point p are the same on both
+    sides along axis k, p not on a chunk border across k.  Then no plane
+    through p has a turn there (plane k has no faces, the other two have
+    their quadrant labels in equal pairs), so p is not in S."""
+    cdef const uint16_t* b = st.pad + (px * P + py) * P + pz     # voxel p - (1, 1, 1)
+    cdef int pk, sk, s1, s2                # strides: sk along k, s1 and s2 across
+    if k == 0:
+        pk, sk, s1, s2 = px, PP, P, 1
+    elif k == 1:
+        pk, sk, s1, s2 = py, P, PP, 1
+    else:
+        pk, sk, s1, s2 = pz, 1, PP, P
+    if pk == 0 or pk == 32:
+        return False
+    return (b[0] == b[sk] and b[s1] == b[s1 + sk] and b[s2] == b[s2 + sk]
+            and b[s1 + s2] == b[s1 + s2 + sk])
+
+
 cdef inline int _weld(State* st, int a, int L, int u, int v) noexcept nogil:
     """Index of the vertex at plane point (u, v) of layer L on axis a."""
     cdef int c[3]

@@ -12,7 +12,7 @@ from libc.string cimport memcpy, memset
 from reticulate_core.chunk_state cimport (
     ERR_NONE, ERR_POOL, ERR_TRACE, ERR_WEAVE, MAX_CYCLES, MAX_POLYS, POOL, State, ret_ctz32,
     weld_key)
-from reticulate_core.vertices cimport _emit, _is_vertex, _weld
+from reticulate_core.vertices cimport _emit, _extruded, _is_vertex, _weld
 
 cdef int DU[4]
 cdef int DV[4]
@@ -94,15 +94,18 @@ cdef int trace_region(State* st, int a, int L) noexcept nogil:
                 if nd != d:
                     keep = True
                 else:
-                    key = weld_key(a, L, pu, pv)
-                    if st.in_s[key] == 0:
-                        c[a] = L
-                        c[(a + 1) % 3] = pu
-                        c[(a + 2) % 3] = pv
-                        st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
-                        st.s_touched[st.n_s_touched] = key
-                        st.n_s_touched += 1
-                    keep = st.in_s[key] == 2
+                    c[a] = L
+                    c[(a + 1) % 3] = pu
+                    c[(a + 2) % 3] = pv
+                    if _extruded(st, c[0], c[1], c[2], (a + 1 + (d & 1)) % 3):
+                        keep = False
+                    else:
+                        key = weld_key(a, L, pu, pv)
+                        if st.in_s[key] == 0:
+                            st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
+                            st.s_touched[st.n_s_touched] = key
+                            st.n_s_touched += 1
+                        keep = st.in_s[key] == 2
                 if keep:
                     if st.n_nodes == POOL:
                         return ERR_POOL
