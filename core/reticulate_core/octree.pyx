@@ -20,6 +20,7 @@ bool array (True is material 1).
 """
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
 
 from reticulate_core.morton cimport CHUNK, MAX_DEPTH, compact3, morton3_encode, spread3
 
@@ -108,6 +109,13 @@ cdef inline uint32_t _at(const char* row, int z, Py_ssize_t sz) noexcept nogil:
     return (<const uint16_t*>(row + z * sz))[0]
 
 
+cdef inline uint32_t _pair(const char* row, int k) noexcept nogil:
+    """Voxels 2k and 2k + 1 of a contiguous row as one 32-bit word (byte order aside)."""
+    cdef uint32_t word
+    memcpy(&word, row + 4 * k, 4)
+    return word
+
+
 cdef void _uniform_cells(const uint16_t[:, :, :] dense, uint32_t* cells) noexcept nogil:
     """cells[level_start(d) + code] = the material of cell (code, d) if it is
     uniform (0 = empty), else MIXED, for depths 0..4."""
@@ -130,13 +138,21 @@ cdef void _uniform_cells(const uint16_t[:, :, :] dense, uint32_t* cells) noexcep
             r10 = r00 + sx
             r01 = r00 + sy
             r11 = r10 + sy
-            for k in range(16):
-                a = _at(r00, 2 * k, sz)
-                v = ((a ^ _at(r10, 2 * k, sz)) | (a ^ _at(r01, 2 * k, sz))
-                     | (a ^ _at(r11, 2 * k, sz)) | (a ^ _at(r00, 2 * k + 1, sz))
-                     | (a ^ _at(r10, 2 * k + 1, sz)) | (a ^ _at(r01, 2 * k + 1, sz))
-                     | (a ^ _at(r11, 2 * k + 1, sz)))
-                level4[sxy | (spread3(k) << 2)] = a if v == 0 else MIXED
+            if sz == 2:
+                # contiguous rows: compare the z pairs of the four rows as 32-bit words
+                for k in range(16):
+                    a = _pair(r00, k)
+                    v = ((a ^ _pair(r10, k)) | (a ^ _pair(r01, k)) | (a ^ _pair(r11, k))
+                         | ((a ^ (a >> 16)) & 0xFFFF))
+                    level4[sxy | (spread3(k) << 2)] = _at(r00, 2 * k, sz) if v == 0 else MIXED
+            else:
+                for k in range(16):
+                    a = _at(r00, 2 * k, sz)
+                    v = ((a ^ _at(r10, 2 * k, sz)) | (a ^ _at(r01, 2 * k, sz))
+                         | (a ^ _at(r11, 2 * k, sz)) | (a ^ _at(r00, 2 * k + 1, sz))
+                         | (a ^ _at(r10, 2 * k + 1, sz)) | (a ^ _at(r01, 2 * k + 1, sz))
+                         | (a ^ _at(r11, 2 * k + 1, sz)))
+                    level4[sxy | (spread3(k) << 2)] = a if v == 0 else MIXED
     for depth in range(3, -1, -1):
         parent = cells + level_start(depth)
         child = cells + level_start(depth + 1)
