@@ -2,9 +2,12 @@
 """Tracing and weaving one filled region (seed: "Weave connected region").
 
 ``trace_region`` walks the boundary of st.region into cycles of polygon
-nodes (the boundary's turns and its points in S); ``weave_monotone`` and
-``weave_region`` triangulate them with no vertex but the nodes, so a region
-gets exactly B - 2 chi triangles (DESIGN.md, guarantee 3).
+nodes (the boundary's turns and its points in S).  They are triangulated
+with no vertex but the nodes, so a region gets exactly B - 2 chi triangles
+(DESIGN.md, guarantee 3): ``weave_monotone`` weaves one cycle monotone in
+sweep order (v, u); ``weave_partitioned`` first cuts the cycles into such
+pieces; ``weave_region`` (ear and diagonal cutting) takes the regions with
+a pinch point.
 """
 from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
