@@ -1,7 +1,7 @@
 # The working state of the chunk mesher (seed: "Meshing bitfields"): the
 # Material planes, Parity, Claims, the current region and its polygon nodes,
 # the weld and S tables and the output buffers of one chunk.  Shared by
-# mesher.pyx (walks, parity walls, fill, claims) and weave.pyx (trace, weave).
+# mesher.pyx (walks, parity walls, fill, claims), trace.pyx and weave.pyx.
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from reticulate_core.octree cimport MAX_COMPACT_NODES

@@ -23,7 +23,7 @@ Pipeline per chunk (all C, without the GIL):
 
 Any triangulation of a region whose vertices are exactly its boundary
 points in S, with no extra vertex, has B - 2*chi triangles (DESIGN.md,
-guarantee 3); the weaver is such a triangulation (see weave.pyx).
+guarantee 3); the weavers are such triangulations (see weave.pyx).
 """
 import threading
 
@@ -41,8 +41,8 @@ from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, ON_LEAF, ON_EMPTY, compact_from_dense_c, compact_walk_c,
     CompactOctree)
 from reticulate_core.vertices cimport _emit, _weld
-from reticulate_core.weave cimport (
-    trace_region, weave_monotone, weave_partitioned, weave_region)
+from reticulate_core.trace cimport trace_region
+from reticulate_core.weave cimport weave_monotone, weave_partitioned, weave_region
 from reticulate_core.weld cimport seam_key
 
 from reticulate_core.mesh import Mesh

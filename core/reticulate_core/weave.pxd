@@ -1,11 +1,9 @@
-# C-level contract of the weaver (see weave.pyx); st.region holds a filled region
-# of layer L on axis a, rows st.rv0..st.rv1.
+# C-level contract of the weavers (see weave.pyx); st holds the cycles that
+# trace.trace_region found for a region of layer L on axis a.
 from libc.stdint cimport uint16_t
 
 from reticulate_core.chunk_state cimport State
 
-# Boundary cycles of the region into the node pool; ERR_NONE or an error code.
-cdef int trace_region(State* st, int a, int L) noexcept nogil
 # Triangulate traced cycles (outer and holes); ERR_NONE or an error code.
 cdef int weave_region(State* st, int a, int L, int positive, uint16_t material) noexcept nogil
 # Triangulate the polygon of node head's cycle, monotone in sweep order (v, u);

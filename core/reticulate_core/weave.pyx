@@ -1,149 +1,18 @@
 # cython: language_level=3
-"""Tracing and weaving one filled region (seed: "Weave connected region").
+"""Weaving one traced region (seed: "Weave connected region").
 
-``trace_region`` walks the boundary of st.region into cycles of polygon
-nodes (the boundary's turns and its points in S).  They are triangulated
+The cycles of polygon nodes that ``trace.trace_region`` found are triangulated
 with no vertex but the nodes, so a region gets exactly B - 2 chi triangles
 (DESIGN.md, guarantee 3): ``weave_monotone`` weaves one cycle monotone in
 sweep order (v, u); ``weave_partitioned`` first cuts the cycles into such
 pieces; ``weave_region`` (ear and diagonal cutting) takes the regions with
 a pinch point.
 """
-from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint16_t
 from libc.string cimport memcpy, memset
 
-from reticulate_core.chunk_state cimport (
-    ERR_NONE, ERR_POOL, ERR_TRACE, ERR_WEAVE, MAX_CYCLES, MAX_POLYS, POOL, State, ret_ctz32,
-    weld_key)
-from reticulate_core.vertices cimport _emit, _extruded, _is_vertex, _weld
-
-cdef int DU[4]
-cdef int DV[4]
-DU[:] = [1, 0, -1, 0]
-DV[:] = [0, 1, 0, -1]
-
-
-cdef void _edge_masks(State* st) noexcept nogil:
-    """st.edges for rows rv0..rv1 + 1 of the region (directions 0 +u, 1 +v, 2 -u, 3 -v).
-
-    Edge +u leaves (u, v) below cell (u, v) when (u, v - 1) is outside; +v
-    right of cell (u - 1, v) when (u, v) is outside; -u above cell
-    (u - 1, v - 1) when (u - 1, v) is outside; -v left of cell (u, v - 1)
-    when (u - 1, v - 1) is outside.
-    """
-    cdef int v
-    cdef uint64_t here, below
-    for v in range(st.rv0, st.rv1 + 2):
-        here = st.region[v] if v <= st.rv1 else 0
-        below = st.region[v - 1] if v > st.rv0 else 0
-        st.edges[0][v] = here & ~below
-        st.edges[1][v] = (here << 1) & ~here
-        st.edges[2][v] = (below & ~here) << 1
-        st.edges[3][v] = below & ~(below << 1)
-
-
-cdef inline bint _has_edge(State* st, int u, int v, int d) noexcept nogil:
-    """Boundary edge leaving lattice point (u, v) in direction d, region on its left."""
-    return (st.edges[d][v] >> u) & 1
-
-
-cdef int trace_region(State* st, int a, int L) noexcept nogil:
-    """Boundary cycles of the region into the node pool; 0 on success.
-
-    Cycles keep the region on their left (outer counter-clockwise, holes
-    clockwise) and turn left first at pinch points, so every cycle hugs the
-    cells it bounds and passes a pinch point once per cell corner.  A node
-    is kept where the boundary turns or where the point is in S.
-    """
-    cdef int v, u, pu, pv, d, nd, first, last, steps, k, n, key
-    cdef int c[3]
-    cdef bint keep
-    cdef uint32_t todo, below
-    cdef int64_t area
-    st.n_nodes = 0
-    st.n_cycles = 0
-    _edge_masks(st)
-    for v in range(st.rv0, st.rv1 + 1):
-        st.visited[v] = 0
-    for v in range(st.rv0, st.rv1 + 1):
-        below = st.region[v - 1] if v > 0 else 0
-        while True:
-            todo = st.region[v] & ~below & ~st.visited[v]
-            if todo == 0:
-                break
-            u = ret_ctz32(todo)
-            if st.n_cycles == MAX_CYCLES:
-                return ERR_POOL
-            first = st.n_nodes
-            last = -1
-            pu = u
-            pv = v
-            d = 0
-            st.visited[v] |= (<uint32_t>1) << u
-            pu += 1
-            steps = 0
-            while True:
-                steps += 1
-                if steps > 4 * 33 * 33 + 8:
-                    return ERR_TRACE
-                if _has_edge(st, pu, pv, (d + 1) & 3):
-                    nd = (d + 1) & 3
-                elif _has_edge(st, pu, pv, d):
-                    nd = d
-                elif _has_edge(st, pu, pv, (d + 3) & 3):
-                    nd = (d + 3) & 3
-                else:
-                    return ERR_TRACE
-                if nd != d:
-                    keep = True
-                else:
-                    c[a] = L
-                    c[(a + 1) % 3] = pu
-                    c[(a + 2) % 3] = pv
-                    if _extruded(st, c[0], c[1], c[2], (a + 1 + (d & 1)) % 3):
-                        keep = False
-                    else:
-                        key = weld_key(a, L, pu, pv)
-                        if st.in_s[key] == 0:
-                            st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
-                            st.s_touched[st.n_s_touched] = key
-                            st.n_s_touched += 1
-                        keep = st.in_s[key] == 2
-                if keep:
-                    if st.n_nodes == POOL:
-                        return ERR_POOL
-                    st.nu[st.n_nodes] = pu
-                    st.nv[st.n_nodes] = pv
-                    st.nkey[st.n_nodes] = 64 * pv + pu
-                    st.nvert[st.n_nodes] = _weld(st, a, L, pu, pv)
-                    if last >= 0:
-                        st.nnext[last] = st.n_nodes
-                        st.nprev[st.n_nodes] = last
-                    last = st.n_nodes
-                    st.n_nodes += 1
-                if pu == u and pv == v and nd == 0:
-                    break
-                if nd == 0:
-                    st.visited[pv] |= (<uint32_t>1) << pu
-                pu += DU[nd]
-                pv += DV[nd]
-                d = nd
-            if last < 0 or st.n_nodes - first < 4:
-                return ERR_TRACE
-            st.nnext[last] = first
-            st.nprev[first] = last
-            area = 0
-            k = first
-            while True:
-                n = st.nnext[k]
-                area += <int64_t>st.nu[k] * st.nv[n] - <int64_t>st.nu[n] * st.nv[k]
-                k = n
-                if k == first:
-                    break
-            st.cyc_head[st.n_cycles] = first
-            st.cyc_area[st.n_cycles] = area
-            st.n_cycles += 1
-    return ERR_NONE
+from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_WEAVE, MAX_POLYS, POOL, State
+from reticulate_core.vertices cimport _emit
 
 
 cdef inline int64_t _cross(int ox, int oy, int ax, int ay, int bx, int by) noexcept nogil:
