@@ -38,7 +38,7 @@ from reticulate_core.chunk_state cimport (
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
-    MAX_COMPACT_NODES, ON_LEAF, ON_EMPTY, compact_from_dense_c, compact_walk_c,
+    MAX_COMPACT_NODES, ON_LEAF, ON_EMPTY, compact_from_dense_c, compact_walk_bricks_c,
     CompactOctree)
 from reticulate_core.vertices cimport _emit, _weld
 from reticulate_core.trace cimport trace_region
@@ -257,6 +257,15 @@ for _i in range(32):
 for _i in range(1024):
     DECODE_U[_i] = compact2(_i)
     DECODE_V[_i] = compact2(_i >> 1)
+# Bricks: the octant of the lower voxel under the cell (u0 + k & 1, v0 + k >> 1)
+# of the brick's 2x2 footprint (plane entries e0 + k) on axis a; the upper
+# voxel is octant + BRICK_UP[a]
+cdef int BRICK_LANE[3][4]
+cdef int BRICK_UP[3]
+BRICK_LANE[0][:] = [0, 2, 4, 6]      # axis x: u = y (octant bit 1), v = z (bit 2)
+BRICK_LANE[1][:] = [0, 4, 1, 5]      # axis y: u = z (bit 2), v = x (bit 0)
+BRICK_LANE[2][:] = [0, 1, 2, 3]      # axis z: u = x (bit 0), v = y (bit 1)
+BRICK_UP[:] = [1, 2, 4]
 
 
 cdef inline void _cell_origin(uint32_t code, int depth, int* o) noexcept nogil:
@@ -312,6 +321,49 @@ cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
             if word != fill:
                 for k in range(e, e + 4):
                     _gather_entry(st, a, a0, k, material)
+
+
+cdef inline void _parity_quad(State* st, int a, int L, int u0, int v0, uint32_t lanes) noexcept nogil:
+    """Parity bits at layer L of axis a for the cells of a 2x2 footprint
+    (u0, v0 even) set in lanes (bit k: cell (u0 + k & 1, v0 + k >> 1))."""
+    cdef uint64_t bit = (<uint64_t>1) << L
+    cdef uint64_t* col = &st.pcol[a][u0 + 32 * v0]
+    st.prow[a][L][v0] |= (lanes & 3) << u0
+    st.prow[a][L][v0 + 1] |= (lanes >> 2) << u0
+    st.pcolt[a][L][u0] |= ((lanes & 1) | ((lanes >> 1) & 2)) << v0
+    st.pcolt[a][L][u0 + 1] |= (((lanes >> 1) & 1) | ((lanes >> 2) & 2)) << v0
+    if lanes & 1:
+        col[0] |= bit
+    if lanes & 2:
+        col[1] |= bit
+    if lanes & 4:
+        col[32] |= bit
+    if lanes & 8:
+        col[33] |= bit
+
+
+cdef void _gather_brick(void* ctx, uint32_t code, const uint16_t* voxels) noexcept nogil:
+    """Gathering over a brick: per axis its lower voxels against the plane,
+    then its upper voxels against the lower."""
+    cdef State* st = <State*>ctx
+    cdef int o[3]
+    cdef int a, k, lane
+    cdef uint32_t lower_diff, upper_diff
+    cdef uint16_t* pl
+    _cell_origin(code, 4, o)
+    for a in range(3):
+        pl = &st.plane[a][SPREAD_U[o[(a + 1) % 3]] | SPREAD_V[o[(a + 2) % 3]]]
+        lower_diff = 0
+        upper_diff = 0
+        for k in range(4):
+            lane = BRICK_LANE[a][k]
+            lower_diff |= (<uint32_t>(pl[k] != voxels[lane])) << k
+            upper_diff |= (<uint32_t>(voxels[lane] != voxels[lane + BRICK_UP[a]])) << k
+            pl[k] = voxels[lane + BRICK_UP[a]]
+        if lower_diff:
+            _parity_quad(st, a, o[a], o[(a + 1) % 3], o[(a + 2) % 3], lower_diff)
+        if upper_diff:
+            _parity_quad(st, a, o[a] + 1, o[(a + 1) % 3], o[(a + 2) % 3], upper_diff)
 
 
 cdef inline void _scan_entry(State* st, int a, int a0, int e, uint16_t material) noexcept nogil:
@@ -388,6 +440,21 @@ cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
                 _scan_entry(st, a, a0, k, material)
 
 
+cdef void _scan_brick(void* ctx, uint32_t code, const uint16_t* voxels) noexcept nogil:
+    """Scanning over a brick: per axis its lower voxels over the plane, then
+    its upper voxels over the lower."""
+    cdef State* st = <State*>ctx
+    cdef int o[3]
+    cdef int a, e, k
+    _cell_origin(code, 4, o)
+    for a in range(3):
+        e = SPREAD_U[o[(a + 1) % 3]] | SPREAD_V[o[(a + 2) % 3]]
+        for k in range(4):
+            _scan_entry(st, a, o[a], e + k, voxels[BRICK_LANE[a][k]])
+        for k in range(4):
+            _scan_entry(st, a, o[a] + 1, e + k, voxels[BRICK_LANE[a][k] + BRICK_UP[a]])
+
+
 cdef void _seed_planes(State* st) noexcept nogil:
     """Material planes = the halo layer -1 of each axis."""
     cdef int a, u, v, su, sv
@@ -424,7 +491,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
         t0 = ret_now()
     _seed_planes(st)
     memcpy(st.plane_halo, st.plane, sizeof(st.plane))
-    compact_walk_c(st.nodes, n_nodes, True, _gather_visit, st)
+    compact_walk_bricks_c(st.nodes, n_nodes, _gather_visit, _gather_brick, st)
     for a in range(3):
         slab = _slab(st, a, 32)
         su = PAD_STRIDE[a][1]
@@ -440,7 +507,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
         t0 = ret_now()
     # scanning
     memcpy(st.plane, st.plane_halo, sizeof(st.plane))
-    compact_walk_c(st.nodes, n_nodes, True, _scan_visit, st)
+    compact_walk_bricks_c(st.nodes, n_nodes, _scan_visit, _scan_brick, st)
     for a in range(3):
         if not st.emit_upper[a]:
             continue

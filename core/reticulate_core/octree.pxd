@@ -39,6 +39,17 @@ cdef int compact_from_dense_c(const uint16_t[:, :, :] dense, uint32_t* nodes) no
 cdef void compact_walk_c(const uint32_t* nodes, int n_nodes, bint dense,
                          volume_visitor visit, void* ctx) noexcept nogil
 
+# Receives the eight voxels of a branch of depth MAX_DEPTH - 1 (a 2x2x2
+# brick) at once: the branch's code and its voxels' materials by octant,
+# 0 for empty.
+ctypedef void (*brick_visitor)(void* ctx, uint32_t code,
+                               const uint16_t* voxels) noexcept nogil
+
+# The DenseWalker of compact_walk_c, but each branch of depth MAX_DEPTH - 1
+# goes to visit_brick in place of its start, eight voxel events and end.
+cdef void compact_walk_bricks_c(const uint32_t* nodes, int n_nodes, volume_visitor visit,
+                                brick_visitor visit_brick, void* ctx) noexcept nogil
+
 cdef class CompactOctree:
     # uint32 numpy array holding the compact stream (read-only API)
     cdef readonly object nodes

@@ -241,8 +241,12 @@ cdef uint32_t _emit_fixed8(const uint32_t* cells, const uint16_t[:, :, :] dense,
 # ---------------------------------------------------------------------------
 # Walks
 
-cdef void compact_walk_c(const uint32_t* nodes, int n_nodes, bint dense,
-                         volume_visitor visit, void* ctx) noexcept nogil:
+cdef inline void _compact_walk(const uint32_t* nodes, int n_nodes, bint dense,
+                               volume_visitor visit, brick_visitor visit_brick,
+                               void* ctx) noexcept nogil:
+    """The walk of compact_walk_c; with visit_brick, branches of depth
+    MAX_DEPTH - 1 go whole to visit_brick instead (dense walks only)."""
+    cdef uint16_t brick[8]
     # open branches, indexed by depth: child mask, code, next octant to visit
     cdef uint32_t masks[MAX_DEPTH]
     cdef uint32_t codes[MAX_DEPTH]
@@ -260,7 +264,20 @@ cdef void compact_walk_c(const uint32_t* nodes, int n_nodes, bint dense,
             return  # truncated stream: stop rather than read past it
         node = nodes[pos]
         pos += 1
-        if node & BRANCH_FLAG:
+        if node & BRANCH_FLAG and visit_brick != NULL and depth == MAX_DEPTH - 1:
+            for octant in range(8):
+                if (node >> octant) & 1:
+                    if pos >= n_nodes:
+                        return  # truncated stream
+                    child = nodes[pos]
+                    pos += 1
+                    if child & BRANCH_FLAG:
+                        return  # malformed: a voxel cannot branch
+                    brick[octant] = <uint16_t>child
+                else:
+                    brick[octant] = 0
+            visit_brick(ctx, code, brick)
+        elif node & BRANCH_FLAG:
             if depth >= MAX_DEPTH:
                 return  # malformed: a voxel cannot branch
             visit(ctx, ON_BRANCH_START, code, depth, 0)
@@ -289,6 +306,16 @@ cdef void compact_walk_c(const uint32_t* nodes, int n_nodes, bint dense,
                 top -= 1
         if not descended:
             return
+
+
+cdef void compact_walk_c(const uint32_t* nodes, int n_nodes, bint dense,
+                         volume_visitor visit, void* ctx) noexcept nogil:
+    _compact_walk(nodes, n_nodes, dense, visit, NULL, ctx)
+
+
+cdef void compact_walk_bricks_c(const uint32_t* nodes, int n_nodes, volume_visitor visit,
+                                brick_visitor visit_brick, void* ctx) noexcept nogil:
+    _compact_walk(nodes, n_nodes, True, visit, visit_brick, ctx)
 
 
 cdef void _walk_fixed8_slot(const uint32_t* slots, Py_ssize_t n_blocks, uint32_t slot,
@@ -395,6 +422,34 @@ cdef void _record_event(void* ctx, int event, uint32_t code, int depth,
     record.event = <uint8_t>event
     record.depth = <uint8_t>depth
     recorder.count += 1
+
+
+cdef void _record_brick(void* ctx, uint32_t code, const uint16_t* voxels) noexcept nogil:
+    """Records a brick as its eight voxel events, empties included."""
+    cdef int i
+    for i in range(8):
+        _record_event(ctx, ON_LEAF if voxels[i] else ON_EMPTY, (code << 3) | <uint32_t>i,
+                      MAX_DEPTH, voxels[i])
+
+
+def _brick_walk_records(CompactOctree tree):
+    """Events of compact_walk_bricks_c as (event, code, depth, material), each
+    brick written out as its eight voxel events (for tests)."""
+    cdef const uint32_t[::1] nodes = tree.nodes
+    cdef WalkRecorder recorder
+    cdef Py_ssize_t i
+    recorder.count = 0
+    recorder.capacity = MAX_WALK_EVENTS
+    recorder.records = <WalkRecord*>malloc(MAX_WALK_EVENTS * sizeof(WalkRecord))
+    if recorder.records == NULL:
+        raise MemoryError("cannot allocate the walk event buffer")
+    try:
+        compact_walk_bricks_c(_nodes_pointer(nodes), <int>nodes.shape[0], _record_event,
+                              _record_brick, &recorder)
+        return [(recorder.records[i].event, recorder.records[i].code, recorder.records[i].depth,
+                 recorder.records[i].material) for i in range(recorder.count)]
+    finally:
+        free(recorder.records)
 
 
 def _walk_python(tree, visitor, bint dense):

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reticulate_core import CompactOctree, DenseWalker, Fixed8Octree, Morton3, Walker
-from reticulate_core.octree import benchmark_walk
+from reticulate_core.octree import _brick_walk_records, benchmark_walk
 from reticulate_core.samples import SCENARIOS, scenario_chunk
 
 walk_settings = settings(max_examples=100)
@@ -84,6 +84,18 @@ def test_walker_and_dense_walker_agree_and_fixed8_matches_compact(chunk):
     assert sparse == [e for e in dense if e[0] != "empty"]
     assert walk_events(fixed8, False) == sparse
     assert walk_events(fixed8, True) == dense
+
+
+@walk_settings
+@given(any_chunk)
+def test_the_brick_walk_is_the_dense_walk_with_last_level_branches_whole(chunk):
+    """compact_walk_bricks_c (the mesher's walk): each depth-4 branch arrives as
+    one brick of eight voxels in octant order instead of start, children, end."""
+    kinds = ("start", "leaf", "empty", "end")
+    compact = CompactOctree.from_dense(chunk)
+    bricks = [(kinds[e], code, depth, m) for e, code, depth, m in _brick_walk_records(compact)]
+    dense = walk_events(compact, True)
+    assert bricks == [e for e in dense if not (e[0] in ("start", "end") and e[2] == 4)]
 
 
 @settings(max_examples=60)
