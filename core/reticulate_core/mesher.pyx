@@ -275,6 +275,32 @@ cdef inline void _cell_origin(uint32_t code, int depth, int* o) noexcept nogil:
     o[2] = compact3(code >> 2) << shift
 
 
+cdef inline void _parity_quad(State* st, int a, int L, int u0, int v0, uint32_t lanes) noexcept nogil:
+    """Parity bits at layer L of axis a for the cells of a 2x2 footprint
+    (u0, v0 even) set in lanes (bit k: cell (u0 + k & 1, v0 + k >> 1))."""
+    cdef uint64_t bit = (<uint64_t>1) << L
+    cdef uint64_t* col = &st.pcol[a][u0 + 32 * v0]
+    st.prow[a][L][v0] |= (lanes & 3) << u0
+    st.prow[a][L][v0 + 1] |= (lanes >> 2) << u0
+    st.pcolt[a][L][u0] |= ((lanes & 1) | ((lanes >> 1) & 2)) << v0
+    st.pcolt[a][L][u0 + 1] |= (((lanes >> 1) & 1) | ((lanes >> 2) & 2)) << v0
+    if lanes & 1:
+        col[0] |= bit
+    if lanes & 2:
+        col[1] |= bit
+    if lanes & 4:
+        col[32] |= bit
+    if lanes & 8:
+        col[33] |= bit
+
+
+cdef inline uint32_t _lanes_differ(uint64_t x, uint64_t y) noexcept nogil:
+    """Bit k: 16-bit lane k of the 4-entry words x and y differs."""
+    cdef uint64_t d = x ^ y
+    return ((<uint32_t>((d & 0xFFFF) != 0)) | (<uint32_t>(((d >> 16) & 0xFFFF) != 0)) << 1
+            | (<uint32_t>(((d >> 32) & 0xFFFF) != 0)) << 2 | (<uint32_t>((d >> 48) != 0)) << 3)
+
+
 cdef inline void _gather_entry(State* st, int a, int a0, int e, uint16_t material) noexcept nogil:
     """Parity bit at layer a0 where plane entry e of axis a differs; then store the material."""
     cdef int u, v
@@ -319,27 +345,8 @@ cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
         for e in range(start, start + s * s, 4):
             memcpy(&word, &pl[e], 8)
             if word != fill:
-                for k in range(e, e + 4):
-                    _gather_entry(st, a, a0, k, material)
-
-
-cdef inline void _parity_quad(State* st, int a, int L, int u0, int v0, uint32_t lanes) noexcept nogil:
-    """Parity bits at layer L of axis a for the cells of a 2x2 footprint
-    (u0, v0 even) set in lanes (bit k: cell (u0 + k & 1, v0 + k >> 1))."""
-    cdef uint64_t bit = (<uint64_t>1) << L
-    cdef uint64_t* col = &st.pcol[a][u0 + 32 * v0]
-    st.prow[a][L][v0] |= (lanes & 3) << u0
-    st.prow[a][L][v0 + 1] |= (lanes >> 2) << u0
-    st.pcolt[a][L][u0] |= ((lanes & 1) | ((lanes >> 1) & 2)) << v0
-    st.pcolt[a][L][u0 + 1] |= (((lanes >> 1) & 1) | ((lanes >> 2) & 2)) << v0
-    if lanes & 1:
-        col[0] |= bit
-    if lanes & 2:
-        col[1] |= bit
-    if lanes & 4:
-        col[32] |= bit
-    if lanes & 8:
-        col[33] |= bit
+                _parity_quad(st, a, a0, DECODE_U[e], DECODE_V[e], _lanes_differ(word, fill))
+                memcpy(&pl[e], &fill, 8)
 
 
 cdef void _gather_brick(void* ctx, uint32_t code, const uint16_t* voxels) noexcept nogil:
@@ -473,6 +480,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     cdef int a, u, v, e, su, sv
     cdef const uint16_t* slab
     cdef uint16_t below, above
+    cdef uint64_t word, upper
     cdef double t0 = 0
     memset(st.pcol, 0, sizeof(st.pcol))
     memset(st.prow, 0, sizeof(st.prow))
@@ -493,15 +501,19 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     memcpy(st.plane_halo, st.plane, sizeof(st.plane))
     compact_walk_bricks_c(st.nodes, n_nodes, _gather_visit, _gather_brick, st)
     for a in range(3):
+        # layer 32: the plane against the upper halo slab, one 2x2 word at a time
         slab = _slab(st, a, 32)
         su = PAD_STRIDE[a][1]
         sv = PAD_STRIDE[a][2]
-        for v in range(32):
-            for u in range(32):
-                if st.plane[a][SPREAD_U[u] | SPREAD_V[v]] != slab[u * su + v * sv]:
-                    st.pcol[a][u + 32 * v] |= (<uint64_t>1) << 32
-                    st.prow[a][32][v] |= (<uint32_t>1) << u
-                    st.pcolt[a][32][u] |= (<uint32_t>1) << v
+        for e in range(0, 1024, 4):
+            u = DECODE_U[e]
+            v = DECODE_V[e]
+            upper = (<uint64_t>slab[u * su + v * sv] | <uint64_t>slab[(u + 1) * su + v * sv] << 16
+                     | <uint64_t>slab[u * su + (v + 1) * sv] << 32
+                     | <uint64_t>slab[(u + 1) * su + (v + 1) * sv] << 48)
+            memcpy(&word, &st.plane[a][e], 8)
+            if word != upper:
+                _parity_quad(st, a, 32, u, v, _lanes_differ(word, upper))
     if st.metrics:
         st.t_gather = ret_now() - t0
         t0 = ret_now()
