@@ -41,6 +41,54 @@ cdef inline bint _has_edge(State* st, int u, int v, int d) noexcept nogil:
     return (st.edges[d][v] >> u) & 1
 
 
+cdef inline bint _straight_in_s(State* st, int a, int L, int pu, int pv, int d) noexcept nogil:
+    """Whether the point (pu, pv), where the boundary goes straight on in
+    direction d, is in S (then it is a node); S tests are cached per chunk."""
+    cdef int c[3]
+    cdef int key
+    c[a] = L
+    c[(a + 1) % 3] = pu
+    c[(a + 2) % 3] = pv
+    if _extruded(st, c[0], c[1], c[2], (a + 1 + (d & 1)) % 3):
+        return False
+    key = weld_key(a, L, pu, pv)
+    if st.in_s[key] == 0:
+        st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
+        st.s_touched[st.n_s_touched] = key
+        st.n_s_touched += 1
+    return st.in_s[key] == 2
+
+
+cdef inline void _append_node(State* st, int a, int L, int pu, int pv, int last) noexcept nogil:
+    """Node st.n_nodes at (pu, pv), after node last on its cycle (none if -1); the pool has room."""
+    cdef int k = st.n_nodes
+    st.nu[k] = pu
+    st.nv[k] = pv
+    st.nkey[k] = 64 * pv + pu
+    st.nvert[k] = _weld(st, a, L, pu, pv)
+    if last >= 0:
+        st.nnext[last] = k
+        st.nprev[k] = last
+    st.n_nodes += 1
+
+
+cdef void _close_cycle(State* st, int first, int last) noexcept nogil:
+    """Link node last back to node first and record the cycle with its doubled signed area."""
+    cdef int64_t area = 0
+    cdef int k = first, n
+    st.nnext[last] = first
+    st.nprev[first] = last
+    while True:
+        n = st.nnext[k]
+        area += <int64_t>st.nu[k] * st.nv[n] - <int64_t>st.nu[n] * st.nv[k]
+        k = n
+        if k == first:
+            break
+    st.cyc_head[st.n_cycles] = first
+    st.cyc_area[st.n_cycles] = area
+    st.n_cycles += 1
+
+
 cdef int trace_region(State* st, int a, int L) noexcept nogil:
     """Boundary cycles of the region into the node pool; 0 on success.
 
@@ -49,11 +97,8 @@ cdef int trace_region(State* st, int a, int L) noexcept nogil:
     cells it bounds and passes a pinch point once per cell corner.  A node
     is kept where the boundary turns or where the point is in S.
     """
-    cdef int v, u, pu, pv, d, nd, first, last, steps, k, n, key
-    cdef int c[3]
-    cdef bint keep
+    cdef int v, u, pu, pv, d, nd, first, last, steps
     cdef uint32_t todo, below
-    cdef int64_t area
     st.n_nodes = 0
     st.n_cycles = 0
     _edge_masks(st)
@@ -88,33 +133,11 @@ cdef int trace_region(State* st, int a, int L) noexcept nogil:
                     nd = (d + 3) & 3
                 else:
                     return ERR_TRACE
-                if nd != d:
-                    keep = True
-                else:
-                    c[a] = L
-                    c[(a + 1) % 3] = pu
-                    c[(a + 2) % 3] = pv
-                    if _extruded(st, c[0], c[1], c[2], (a + 1 + (d & 1)) % 3):
-                        keep = False
-                    else:
-                        key = weld_key(a, L, pu, pv)
-                        if st.in_s[key] == 0:
-                            st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
-                            st.s_touched[st.n_s_touched] = key
-                            st.n_s_touched += 1
-                        keep = st.in_s[key] == 2
-                if keep:
+                if nd != d or _straight_in_s(st, a, L, pu, pv, d):
                     if st.n_nodes == POOL:
                         return ERR_POOL
-                    st.nu[st.n_nodes] = pu
-                    st.nv[st.n_nodes] = pv
-                    st.nkey[st.n_nodes] = 64 * pv + pu
-                    st.nvert[st.n_nodes] = _weld(st, a, L, pu, pv)
-                    if last >= 0:
-                        st.nnext[last] = st.n_nodes
-                        st.nprev[st.n_nodes] = last
-                    last = st.n_nodes
-                    st.n_nodes += 1
+                    _append_node(st, a, L, pu, pv, last)
+                    last = st.n_nodes - 1
                 if pu == u and pv == v and nd == 0:
                     break
                 if nd == 0:
@@ -124,17 +147,5 @@ cdef int trace_region(State* st, int a, int L) noexcept nogil:
                 d = nd
             if last < 0 or st.n_nodes - first < 4:
                 return ERR_TRACE
-            st.nnext[last] = first
-            st.nprev[first] = last
-            area = 0
-            k = first
-            while True:
-                n = st.nnext[k]
-                area += <int64_t>st.nu[k] * st.nv[n] - <int64_t>st.nu[n] * st.nv[k]
-                k = n
-                if k == first:
-                    break
-            st.cyc_head[st.n_cycles] = first
-            st.cyc_area[st.n_cycles] = area
-            st.n_cycles += 1
+            _close_cycle(st, first, last)
     return ERR_NONE
