@@ -42,7 +42,7 @@ from reticulate_core.octree cimport (
     CompactOctree)
 from reticulate_core.vertices cimport _emit, _weld
 from reticulate_core.trace cimport trace_region
-from reticulate_core.weave cimport weave_monotone, weave_partitioned, weave_region
+from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_region
 from reticulate_core.weld cimport seam_key
 
 from reticulate_core.mesh import Mesh
@@ -234,7 +234,7 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
         _emit(st, a, positive, material, st.nvert[0], st.nvert[1], st.nvert[2])
         _emit(st, a, positive, material, st.nvert[0], st.nvert[2], st.nvert[3])
     elif err == ERR_NONE and not (
-            (st.n_cycles == 1 and weave_monotone(st, st.cyc_head[0], a, positive, material))
+            (st.n_cycles == 1 and weave_cycle(st, st.cyc_head[0], a, positive, material))
             or weave_partitioned(st, a, positive, material)):
         err = weave_region(st, a, L, positive, material)
     if err != ERR_NONE and st.error == ERR_NONE:
@@ -278,20 +278,15 @@ cdef inline void _cell_origin(uint32_t code, int depth, int* o) noexcept nogil:
 cdef inline void _parity_quad(State* st, int a, int L, int u0, int v0, uint32_t lanes) noexcept nogil:
     """Parity bits at layer L of axis a for the cells of a 2x2 footprint
     (u0, v0 even) set in lanes (bit k: cell (u0 + k & 1, v0 + k >> 1))."""
-    cdef uint64_t bit = (<uint64_t>1) << L
     cdef uint64_t* col = &st.pcol[a][u0 + 32 * v0]
     st.prow[a][L][v0] |= (lanes & 3) << u0
     st.prow[a][L][v0 + 1] |= (lanes >> 2) << u0
     st.pcolt[a][L][u0] |= ((lanes & 1) | ((lanes >> 1) & 2)) << v0
     st.pcolt[a][L][u0 + 1] |= (((lanes >> 1) & 1) | ((lanes >> 2) & 2)) << v0
-    if lanes & 1:
-        col[0] |= bit
-    if lanes & 2:
-        col[1] |= bit
-    if lanes & 4:
-        col[32] |= bit
-    if lanes & 8:
-        col[33] |= bit
+    col[0] |= (<uint64_t>(lanes & 1)) << L
+    col[1] |= (<uint64_t>((lanes >> 1) & 1)) << L
+    col[32] |= (<uint64_t>((lanes >> 2) & 1)) << L
+    col[33] |= (<uint64_t>(lanes >> 3)) << L
 
 
 cdef inline uint32_t _lanes_differ(uint64_t x, uint64_t y) noexcept nogil:

@@ -9,6 +9,9 @@ cdef int weave_region(State* st, int a, int L, int positive, uint16_t material) 
 # Triangulate the polygon of node head's cycle, monotone in sweep order (v, u);
 # False, emitting nothing, when it is not.
 cdef bint weave_monotone(State* st, int head, int a, int positive, uint16_t material) noexcept nogil
+# weave_monotone, else the same in the mirrored sweep order (v, -u); False,
+# emitting nothing and keeping the keys, when neither order is monotone.
+cdef bint weave_cycle(State* st, int head, int a, int positive, uint16_t material) noexcept nogil
 # Triangulate traced cycles cut into monotone pieces; False, emitting nothing
 # and leaving the cycles as traced, at a pinch point.
 cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil

@@ -4,7 +4,8 @@
 The cycles of polygon nodes that ``trace.trace_region`` found are triangulated
 with no vertex but the nodes, so a region gets exactly B - 2 chi triangles
 (DESIGN.md, guarantee 3): ``weave_monotone`` weaves one cycle monotone in
-sweep order (v, u); ``weave_partitioned`` first cuts the cycles into such
+sweep order (v, u) (``weave_cycle`` tries the mirrored order (v, -u) too);
+``weave_partitioned`` first cuts the cycles into such
 pieces; ``weave_region`` (ear and diagonal cutting) takes the regions with
 a pinch point.
 """
@@ -367,6 +368,30 @@ cdef bint weave_monotone(State* st, int head, int a, int positive, uint16_t mate
             st.n_triangles = first_triangle
             return False
     return True
+
+
+cdef inline void _sweep_keys(State* st, int head, bint mirrored) noexcept nogil:
+    """Sweep keys of the cycle of node head: 64 v + u, or 64 v + 32 - u mirrored."""
+    cdef int k = head
+    while True:
+        st.nkey[k] = 64 * st.nv[k] + (32 - st.nu[k] if mirrored else st.nu[k])
+        k = st.nnext[k]
+        if k == head:
+            break
+
+
+cdef bint weave_cycle(State* st, int head, int a, int positive, uint16_t material) noexcept nogil:
+    """weave_monotone in sweep order (v, u), else in the mirrored order (v, -u):
+    a cycle with a step up to the left has two minima in the first and may
+    have one in the second.  The keys are (v, u) again afterwards."""
+    if weave_monotone(st, head, a, positive, material):
+        return True
+    _sweep_keys(st, head, True)
+    if weave_monotone(st, head, a, positive, material):
+        _sweep_keys(st, head, False)
+        return True
+    _sweep_keys(st, head, False)
+    return False
 
 
 # kinds of nodes in the upward sweep (keys rising; the region on the left of its edges)
