@@ -18,7 +18,7 @@ Dense input (``from_dense``, ``memory_report``): any array of shape
 (32, 32, 32) indexed [x, y, z] with an integer dtype holding 0..65535, or a
 bool array (True is material 1).
 """
-from libc.stdint cimport uint8_t, uint16_t, uint32_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
@@ -40,6 +40,7 @@ cdef enum:
     MAX_WALK_EVENTS = 2 * MAX_COMPACT_NODES
 
 cdef uint32_t BRANCH_INDEX_MASK = 0x7FFFFFFF
+cdef uint64_t PAIR_LANES = 0x0000FFFF0000FFFFULL    # lanes 0 and 2 of a 4 x 16-bit word
 
 
 cdef inline int level_start(int depth) noexcept nogil:
@@ -109,11 +110,16 @@ cdef inline uint32_t _at(const char* row, int z, Py_ssize_t sz) noexcept nogil:
     return (<const uint16_t*>(row + z * sz))[0]
 
 
-cdef inline uint32_t _pair(const char* row, int k) noexcept nogil:
-    """Voxels 2k and 2k + 1 of a contiguous row as one 32-bit word (byte order aside)."""
-    cdef uint32_t word
-    memcpy(&word, row + 4 * k, 4)
+cdef inline uint64_t _quad(const char* row, int k) noexcept nogil:
+    """Voxels 4k .. 4k + 3 of a contiguous row as one 64-bit word (byte order aside)."""
+    cdef uint64_t word
+    memcpy(&word, row + 8 * k, 8)
     return word
+
+
+# the bits of a _quad that hold its first two voxels, in this machine's byte order
+cdef uint64_t FIRST_PAIR
+memcpy(&FIRST_PAIR, b"\xff\xff\xff\xff\x00\x00\x00\x00", 8)
 
 
 cdef void _uniform_cells(const uint16_t[:, :, :] dense, uint32_t* cells) noexcept nogil:
@@ -124,6 +130,7 @@ cdef void _uniform_cells(const uint16_t[:, :, :] dense, uint32_t* cells) noexcep
     cdef const uint32_t* child
     cdef int i, j, k, depth, c, o
     cdef uint32_t sxy, v, a
+    cdef uint64_t q, d
     # raw rows: voxel (x, y, z) is at base + x * sx + y * sy + z * sz bytes
     cdef const char* base = <const char*>&dense[0, 0, 0]
     cdef Py_ssize_t sx = dense.strides[0], sy = dense.strides[1], sz = dense.strides[2]
@@ -131,6 +138,9 @@ cdef void _uniform_cells(const uint16_t[:, :, :] dense, uint32_t* cells) noexcep
     cdef const char* r10
     cdef const char* r01
     cdef const char* r11
+    cdef uint32_t zbits[16]            # the z bits of level-4 codes
+    for k in range(16):
+        zbits[k] = spread3(k) << 2
     for i in range(16):
         for j in range(16):
             sxy = spread3(i) | (spread3(j) << 1)
@@ -139,12 +149,15 @@ cdef void _uniform_cells(const uint16_t[:, :, :] dense, uint32_t* cells) noexcep
             r01 = r00 + sy
             r11 = r10 + sy
             if sz == 2:
-                # contiguous rows: compare the z pairs of the four rows as 32-bit words
-                for k in range(16):
-                    a = _pair(r00, k)
-                    v = ((a ^ _pair(r10, k)) | (a ^ _pair(r01, k)) | (a ^ _pair(r11, k))
-                         | ((a ^ (a >> 16)) & 0xFFFF))
-                    level4[sxy | (spread3(k) << 2)] = _at(r00, 2 * k, sz) if v == 0 else MIXED
+                # contiguous rows: compare z quads (two cells) of the four rows as
+                # 64-bit words, and the z pair of each cell (lanes 0|1 and 2|3)
+                for k in range(8):
+                    q = _quad(r00, k)
+                    d = ((q ^ _quad(r10, k)) | (q ^ _quad(r01, k)) | (q ^ _quad(r11, k))
+                         | ((q ^ (q >> 16)) & PAIR_LANES))
+                    level4[sxy | zbits[2 * k]] = _at(r00, 4 * k, sz) if (d & FIRST_PAIR) == 0 else MIXED
+                    level4[sxy | zbits[2 * k + 1]] = (_at(r00, 4 * k + 2, sz) if (d & ~FIRST_PAIR) == 0
+                                                      else MIXED)
             else:
                 for k in range(16):
                     a = _at(r00, 2 * k, sz)
@@ -152,7 +165,7 @@ cdef void _uniform_cells(const uint16_t[:, :, :] dense, uint32_t* cells) noexcep
                          | (a ^ _at(r11, 2 * k, sz)) | (a ^ _at(r00, 2 * k + 1, sz))
                          | (a ^ _at(r10, 2 * k + 1, sz)) | (a ^ _at(r01, 2 * k + 1, sz))
                          | (a ^ _at(r11, 2 * k + 1, sz)))
-                    level4[sxy | (spread3(k) << 2)] = a if v == 0 else MIXED
+                    level4[sxy | zbits[k]] = a if v == 0 else MIXED
     for depth in range(3, -1, -1):
         parent = cells + level_start(depth)
         child = cells + level_start(depth + 1)
