@@ -53,6 +53,7 @@ cdef enum:
 
 cdef struct State:
     const uint16_t* pad          # padded chunk, C order (34, 34, 34)
+    bint halo_empty              # its halo is all 0 (a standalone chunk): no need to read it
     bint emit_upper[3]
     # Material planes, Morton-indexed (2D vuvu)
     uint16_t plane[3][1024]

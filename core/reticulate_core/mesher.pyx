@@ -104,7 +104,7 @@ cdef void _halo_walls(State* st, int a, int side) noexcept nogil:
     cdef uint32_t wu, wv
     cdef uint16_t m
     st.halo_walls_ready[a][side] = True
-    if _uniform_slab(slab, su, sv):
+    if st.halo_empty or _uniform_slab(slab, su, sv):
         memset(st.halo_wu[a][side], 0, sizeof(st.halo_wu[a][side]))
         memset(st.halo_wv[a][side], 0, sizeof(st.halo_wv[a][side]))
         return
@@ -461,6 +461,9 @@ cdef void _seed_planes(State* st) noexcept nogil:
     """Material planes = the halo layer -1 of each axis."""
     cdef int a, u, v, su, sv
     cdef const uint16_t* slab
+    if st.halo_empty:
+        memset(st.plane, 0, sizeof(st.plane))
+        return
     for a in range(3):
         slab = _slab(st, a, -1)
         su = PAD_STRIDE[a][1]
@@ -500,12 +503,14 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
         slab = _slab(st, a, 32)
         su = PAD_STRIDE[a][1]
         sv = PAD_STRIDE[a][2]
+        upper = 0
         for e in range(0, 1024, 4):
             u = DECODE_U[e]
             v = DECODE_V[e]
-            upper = (<uint64_t>slab[u * su + v * sv] | <uint64_t>slab[(u + 1) * su + v * sv] << 16
-                     | <uint64_t>slab[u * su + (v + 1) * sv] << 32
-                     | <uint64_t>slab[(u + 1) * su + (v + 1) * sv] << 48)
+            if not st.halo_empty:
+                upper = (<uint64_t>slab[u * su + v * sv] | <uint64_t>slab[(u + 1) * su + v * sv] << 16
+                         | <uint64_t>slab[u * su + (v + 1) * sv] << 32
+                         | <uint64_t>slab[(u + 1) * su + (v + 1) * sv] << 48)
             memcpy(&word, &st.plane[a][e], 8)
             if word != upper:
                 _parity_quad(st, a, 32, u, v, _lanes_differ(word, upper))
@@ -655,6 +660,7 @@ cdef void _start_run(BatchRun* run, State* st, last, box_lo, int64_t dy, int64_t
         run.lo[a] = box_lo[a]
     run.dy = dy
     run.dz = dz
+    st.halo_empty = False
 
 
 cdef bint _mesh_run_chunk(BatchRun* run, const uint16_t[:, :, ::1] block, const int64_t* chunk,
@@ -878,7 +884,7 @@ cdef class Mesher:
                                               gather_seconds=0.0, scan_seconds=0.0)
                 return Mesh(np.empty((0, 3), np.float32), np.empty((0, 3), np.int32),
                             np.empty(0, np.uint16), np.empty(0, np.uint8))
-            return self._run(self._standalone, (True, True, True), nodes)
+            return self._run(self._standalone, (True, True, True), nodes, True)
 
     def mesh_padded(self, padded, emit_upper=(True, True, True)):
         """Mesh a chunk with its halo: (34, 34, 34) uint16, interior = chunk.
@@ -898,7 +904,7 @@ cdef class Mesher:
             raise ValueError(f"emit_upper needs one flag per axis, got {emit_upper!r}")
         padded = np.ascontiguousarray(padded)
         with self._lock:
-            return self._run(padded, flags, None)
+            return self._run(padded, flags, None, False)
 
     def mesh_volume_batch(self, const uint16_t[:, :, :] volume, coords, box_lo,
                           int64_t dy, int64_t dz, bint skip_uniform=True):
@@ -964,7 +970,7 @@ cdef class Mesher:
             self.st.pad = NULL
         return _finish_run(&run, chunks)
 
-    cdef object _run(self, padded, tuple flags, nodes):
+    cdef object _run(self, padded, tuple flags, nodes, bint halo_empty):
         cdef const uint16_t[:, :, ::1] pad = padded
         cdef const uint32_t[::1] given
         cdef State* st = self.st
@@ -980,6 +986,7 @@ cdef class Mesher:
         for a in range(3):
             st.emit_upper[a] = flags[a]
         st.pad = &pad[0, 0, 0]
+        st.halo_empty = halo_empty
         with nogil:
             if _all_empty(st.pad):
                 st.n_positions = 0
