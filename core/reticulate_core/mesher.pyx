@@ -257,15 +257,6 @@ for _i in range(32):
 for _i in range(1024):
     DECODE_U[_i] = compact2(_i)
     DECODE_V[_i] = compact2(_i >> 1)
-# Bricks: the octant of the lower voxel under the cell (u0 + k & 1, v0 + k >> 1)
-# of the brick's 2x2 footprint (plane entries e0 + k) on axis a; the upper
-# voxel is octant + BRICK_UP[a]
-cdef int BRICK_LANE[3][4]
-cdef int BRICK_UP[3]
-BRICK_LANE[0][:] = [0, 2, 4, 6]      # axis x: u = y (octant bit 1), v = z (bit 2)
-BRICK_LANE[1][:] = [0, 4, 1, 5]      # axis y: u = z (bit 2), v = x (bit 0)
-BRICK_LANE[2][:] = [0, 1, 2, 3]      # axis z: u = x (bit 0), v = y (bit 1)
-BRICK_UP[:] = [1, 2, 4]
 
 
 cdef inline void _cell_origin(uint32_t code, int depth, int* o) noexcept nogil:
@@ -289,11 +280,9 @@ cdef inline void _parity_quad(State* st, int a, int L, int u0, int v0, uint32_t 
     col[33] |= (<uint64_t>(lanes >> 3)) << L
 
 
-cdef inline uint32_t _lanes_differ(uint64_t x, uint64_t y) noexcept nogil:
-    """Bit k: 16-bit lane k of the 4-entry words x and y differs."""
-    cdef uint64_t d = x ^ y
-    return ((<uint32_t>((d & 0xFFFF) != 0)) | (<uint32_t>(((d >> 16) & 0xFFFF) != 0)) << 1
-            | (<uint32_t>(((d >> 32) & 0xFFFF) != 0)) << 2 | (<uint32_t>((d >> 48) != 0)) << 3)
+cdef inline uint32_t _lanes(bint b0, bint b1, bint b2, bint b3) noexcept nogil:
+    """Bits 0..3 of four conditions, one per entry of a 4-entry word (a 2x2 footprint)."""
+    return <uint32_t>b0 | (<uint32_t>b1) << 1 | (<uint32_t>b2) << 2 | (<uint32_t>b3) << 3
 
 
 cdef inline void _gather_entry(State* st, int a, int a0, int e, uint16_t material) noexcept nogil:
@@ -340,42 +329,58 @@ cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
         for e in range(start, start + s * s, 4):
             memcpy(&word, &pl[e], 8)
             if word != fill:
-                _parity_quad(st, a, a0, DECODE_U[e], DECODE_V[e], _lanes_differ(word, fill))
+                _parity_quad(st, a, a0, DECODE_U[e], DECODE_V[e],
+                             _lanes(pl[e] != material, pl[e + 1] != material,
+                                    pl[e + 2] != material, pl[e + 3] != material))
                 memcpy(&pl[e], &fill, 8)
 
 
-cdef void _gather_brick(void* ctx, uint32_t code, const uint16_t* voxels) noexcept nogil:
-    """Gathering over a brick: per axis its lower voxels against the plane,
-    then its upper voxels against the lower."""
+cdef inline void _gather_quad(State* st, int a, int layer, int u0, int v0, const uint16_t* b,
+                              int su, int sv, int up) noexcept nogil:
+    """Gathering over a brick b along axis a.  Lane k is cell (u0 + k & 1,
+    v0 + k >> 1) of layer ``layer``: its lower voxel is b[0], b[su], b[sv],
+    b[su + sv] (su, sv, up: the octant strides along u, v and a), its upper
+    voxel ``up`` further.  Lower voxels against the plane, upper against
+    lower; the plane keeps the upper voxels."""
+    cdef uint16_t* pl = &st.plane[a][SPREAD_U[u0] | SPREAD_V[v0]]
+    cdef uint32_t lower = _lanes(pl[0] != b[0], pl[1] != b[su], pl[2] != b[sv], pl[3] != b[su + sv])
+    cdef uint32_t upper = _lanes(b[0] != b[up], b[su] != b[su + up], b[sv] != b[sv + up],
+                                 b[su + sv] != b[su + sv + up])
+    pl[0] = b[up]
+    pl[1] = b[su + up]
+    pl[2] = b[sv + up]
+    pl[3] = b[su + sv + up]
+    if lower:
+        _parity_quad(st, a, layer, u0, v0, lower)
+    if upper:
+        _parity_quad(st, a, layer + 1, u0, v0, upper)
+
+
+cdef void _gather_brick(void* ctx, uint32_t code, const uint16_t* b) noexcept nogil:
+    """Gathering over a brick, voxels b by octant (bit 0 x, 1 y, 2 z), one
+    2x2 footprint per axis."""
     cdef State* st = <State*>ctx
     cdef int o[3]
-    cdef int a, k, lane
-    cdef uint32_t lower_diff, upper_diff
-    cdef uint16_t* pl
     _cell_origin(code, 4, o)
-    for a in range(3):
-        pl = &st.plane[a][SPREAD_U[o[(a + 1) % 3]] | SPREAD_V[o[(a + 2) % 3]]]
-        lower_diff = 0
-        upper_diff = 0
-        for k in range(4):
-            lane = BRICK_LANE[a][k]
-            lower_diff |= (<uint32_t>(pl[k] != voxels[lane])) << k
-            upper_diff |= (<uint32_t>(voxels[lane] != voxels[lane + BRICK_UP[a]])) << k
-            pl[k] = voxels[lane + BRICK_UP[a]]
-        if lower_diff:
-            _parity_quad(st, a, o[a], o[(a + 1) % 3], o[(a + 2) % 3], lower_diff)
-        if upper_diff:
-            _parity_quad(st, a, o[a] + 1, o[(a + 1) % 3], o[(a + 2) % 3], upper_diff)
+    _gather_quad(st, 0, o[0], o[1], o[2], b, 2, 4, 1)     # u = y, v = z
+    _gather_quad(st, 1, o[1], o[2], o[0], b, 4, 1, 2)     # u = z, v = x
+    _gather_quad(st, 2, o[2], o[0], o[1], b, 1, 2, 4)     # u = x, v = y
+
+
+cdef inline void _seed(State* st, int a, int L, int u, int v, uint16_t below, uint16_t above) noexcept nogil:
+    """The face of cell (u, v) of layer L between voxels below and above,
+    one solid and one empty: negative under a solid above, else positive."""
+    if above != 0:
+        _region(st, a, L, u, v, False, above)
+    else:
+        _region(st, a, L, u, v, True, below)
 
 
 cdef inline void _scan_entry(State* st, int a, int a0, int e, uint16_t material) noexcept nogil:
     """Seed the face below plane entry e of axis a, if any; then store the material."""
     cdef uint16_t below = st.plane[a][e]
-    if material != 0:
-        if below == 0:
-            _region(st, a, a0, DECODE_U[e], DECODE_V[e], False, material)
-    elif below != 0:
-        _region(st, a, a0, DECODE_U[e], DECODE_V[e], True, below)
+    if (below == 0) != (material == 0):
+        _seed(st, a, a0, DECODE_U[e], DECODE_V[e], below, material)
     st.plane[a][e] = material
 
 
@@ -442,19 +447,43 @@ cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
                 _scan_entry(st, a, a0, k, material)
 
 
-cdef void _scan_brick(void* ctx, uint32_t code, const uint16_t* voxels) noexcept nogil:
-    """Scanning over a brick: per axis its lower voxels over the plane, then
-    its upper voxels over the lower."""
+cdef inline void _scan_quad(State* st, int a, int layer, int u0, int v0, const uint16_t* b,
+                            int su, int sv, int up) noexcept nogil:
+    """Scanning over a brick b along axis a (lanes as in _gather_quad): a
+    seed where a lower voxel and the plane below it, or an upper voxel and
+    the lower, are one solid and one empty; the plane keeps the upper voxels."""
+    cdef uint16_t* pl = &st.plane[a][SPREAD_U[u0] | SPREAD_V[v0]]
+    cdef int lane[4]
+    cdef int k
+    cdef uint32_t seeds
+    lane[0] = 0
+    lane[1] = su
+    lane[2] = sv
+    lane[3] = su + sv
+    seeds = _lanes((pl[0] == 0) != (b[0] == 0), (pl[1] == 0) != (b[su] == 0),
+                   (pl[2] == 0) != (b[sv] == 0), (pl[3] == 0) != (b[su + sv] == 0))
+    while seeds:
+        k = ret_ctz32(seeds)
+        seeds &= seeds - 1
+        _seed(st, a, layer, u0 + (k & 1), v0 + (k >> 1), pl[k], b[lane[k]])
+    seeds = _lanes((b[0] == 0) != (b[up] == 0), (b[su] == 0) != (b[su + up] == 0),
+                   (b[sv] == 0) != (b[sv + up] == 0), (b[su + sv] == 0) != (b[su + sv + up] == 0))
+    while seeds:
+        k = ret_ctz32(seeds)
+        seeds &= seeds - 1
+        _seed(st, a, layer + 1, u0 + (k & 1), v0 + (k >> 1), b[lane[k]], b[lane[k] + up])
+    for k in range(4):
+        pl[k] = b[lane[k] + up]
+
+
+cdef void _scan_brick(void* ctx, uint32_t code, const uint16_t* b) noexcept nogil:
+    """Scanning over a brick (voxels b by octant, as in _gather_brick)."""
     cdef State* st = <State*>ctx
     cdef int o[3]
-    cdef int a, e, k
     _cell_origin(code, 4, o)
-    for a in range(3):
-        e = SPREAD_U[o[(a + 1) % 3]] | SPREAD_V[o[(a + 2) % 3]]
-        for k in range(4):
-            _scan_entry(st, a, o[a], e + k, voxels[BRICK_LANE[a][k]])
-        for k in range(4):
-            _scan_entry(st, a, o[a] + 1, e + k, voxels[BRICK_LANE[a][k] + BRICK_UP[a]])
+    _scan_quad(st, 0, o[0], o[1], o[2], b, 2, 4, 1)
+    _scan_quad(st, 1, o[1], o[2], o[0], b, 4, 1, 2)
+    _scan_quad(st, 2, o[2], o[0], o[1], b, 1, 2, 4)
 
 
 cdef void _seed_planes(State* st) noexcept nogil:
@@ -478,7 +507,10 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     cdef int a, u, v, e, su, sv
     cdef const uint16_t* slab
     cdef uint16_t below, above
-    cdef uint64_t word, upper
+    cdef uint16_t* pl
+    cdef const uint16_t* row
+    cdef uint32_t lanes
+    cdef uint64_t word
     cdef double t0 = 0
     memset(st.pcol, 0, sizeof(st.pcol))
     memset(st.prow, 0, sizeof(st.prow))
@@ -503,17 +535,21 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
         slab = _slab(st, a, 32)
         su = PAD_STRIDE[a][1]
         sv = PAD_STRIDE[a][2]
-        upper = 0
+        pl = st.plane[a]
         for e in range(0, 1024, 4):
             u = DECODE_U[e]
             v = DECODE_V[e]
-            if not st.halo_empty:
-                upper = (<uint64_t>slab[u * su + v * sv] | <uint64_t>slab[(u + 1) * su + v * sv] << 16
-                         | <uint64_t>slab[u * su + (v + 1) * sv] << 32
-                         | <uint64_t>slab[(u + 1) * su + (v + 1) * sv] << 48)
-            memcpy(&word, &st.plane[a][e], 8)
-            if word != upper:
-                _parity_quad(st, a, 32, u, v, _lanes_differ(word, upper))
+            if st.halo_empty:
+                memcpy(&word, &pl[e], 8)
+                if word == 0:
+                    continue
+                lanes = _lanes(pl[e] != 0, pl[e + 1] != 0, pl[e + 2] != 0, pl[e + 3] != 0)
+            else:
+                row = slab + u * su + v * sv
+                lanes = _lanes(pl[e] != row[0], pl[e + 1] != row[su],
+                               pl[e + 2] != row[sv], pl[e + 3] != row[su + sv])
+            if lanes:
+                _parity_quad(st, a, 32, u, v, lanes)
     if st.metrics:
         st.t_gather = ret_now() - t0
         t0 = ret_now()
