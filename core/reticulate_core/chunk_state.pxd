@@ -73,6 +73,13 @@ cdef struct State:
     uint32_t hlink[3][33][32]
     uint32_t vlink[3][33][32]
     bint links_ready[3][33]
+    # the layer of the current region (set_frame): plane point (u, v) is
+    # weld/S table entry key0 + u * key_u + v * key_v and lattice point
+    # coordinate L on axis a, u on axis_u, v on axis_v; pad0 + u * pad_u +
+    # v * pad_v indexes the padded voxel (L - 1, u - 1, v - 1), pad_a steps a
+    int frame_a, frame_L, axis_u, axis_v
+    int key0, key_u, key_v
+    int pad0, pad_u, pad_v, pad_a
     # current region
     uint32_t region[32]
     uint32_t visited[32]
@@ -138,10 +145,24 @@ cdef struct State:
     uint32_t nodes[MAX_COMPACT_NODES]
 
 
-cdef inline int weld_key(int a, int L, int u, int v) noexcept nogil:
-    """Index of plane point (u, v) of layer L on axis a in the 33^3 weld and S tables."""
+cdef inline void set_frame(State* st, int a, int L) noexcept nogil:
+    """Make layer L of axis a the current region's layer (see State)."""
+    # strides of x, y, z: (W * W, W, 1) in the 33^3 tables, (PP, P, 1) in the pad
+    st.frame_a = a
+    st.frame_L = L
+    st.axis_u = (a + 1) % 3
+    st.axis_v = (a + 2) % 3
     if a == 0:
-        return (L * W + u) * W + v
-    if a == 1:
-        return (v * W + L) * W + u
-    return (u * W + v) * W + L
+        st.key0, st.key_u, st.key_v = L * W * W, W, 1
+        st.pad0, st.pad_u, st.pad_v, st.pad_a = L * PP, P, 1, PP
+    elif a == 1:
+        st.key0, st.key_u, st.key_v = L * W, 1, W * W
+        st.pad0, st.pad_u, st.pad_v, st.pad_a = L * P, 1, PP, P
+    else:
+        st.key0, st.key_u, st.key_v = L, W * W, W
+        st.pad0, st.pad_u, st.pad_v, st.pad_a = L, PP, P, 1
+
+
+cdef inline int frame_key(State* st, int u, int v) noexcept nogil:
+    """Weld/S table entry of plane point (u, v) of the current layer."""
+    return st.key0 + u * st.key_u + v * st.key_v

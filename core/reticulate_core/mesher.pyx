@@ -34,7 +34,7 @@ from libc.stdlib cimport calloc, realloc, free
 from libc.string cimport memset, memcpy
 
 from reticulate_core.chunk_state cimport (
-    ERR_MEMORY, ERR_NONE, P, PP, W, State, ret_ctz32, ret_now)
+    ERR_MEMORY, ERR_NONE, P, PP, W, State, ret_ctz32, ret_now, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
@@ -216,19 +216,21 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
         st.regions += 1
     if not st.links_ready[a][L]:
         _layer_links(st, a, L)
+    if st.frame_a != a or st.frame_L != L:
+        set_frame(st, a, L)
     if (((st.hlink[a][L][v] << 1) | st.hlink[a][L][v]
             | st.vlink[a][L][v] | (st.vlink[a][L][v - 1] if v > 0 else 0)) & bit) == 0:
         # a single cell, linked to none: its four corners are turns, and nothing else
-        i0 = _weld(st, a, L, u, v)
-        i1 = _weld(st, a, L, u + 1, v)
-        i2 = _weld(st, a, L, u + 1, v + 1)
-        i3 = _weld(st, a, L, u, v + 1)
+        i0 = _weld(st, u, v)
+        i1 = _weld(st, u + 1, v)
+        i2 = _weld(st, u + 1, v + 1)
+        i3 = _weld(st, u, v + 1)
         _emit(st, a, positive, material, i0, i1, i2)
         _emit(st, a, positive, material, i0, i2, i3)
         st.claims[a][L][v] |= bit
         return
     _fill(st, a, L, u, v)
-    err = trace_region(st, a, L)
+    err = trace_region(st)
     if err == ERR_NONE and st.n_cycles == 1 and st.n_nodes == 4:
         # a rectangle whose sides hold no point of S: nodes 0..3 counter-clockwise
         _emit(st, a, positive, material, st.nvert[0], st.nvert[1], st.nvert[2])
@@ -521,6 +523,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     st.n_positions = 0
     st.n_triangles = 0
     st.error = ERR_NONE
+    st.frame_a = -1             # no current layer yet
     st.regions = 0
     st.seeds = 0
     st.seeds_claimed = 0

@@ -1,6 +1,6 @@
 # C-level contract of the boundary trace (see trace.pyx); st.region holds a filled
-# region of layer L on axis a, rows st.rv0..st.rv1.
+# region of the current layer (set_frame), rows st.rv0..st.rv1.
 from reticulate_core.chunk_state cimport State
 
 # Boundary cycles of the region into the node pool; ERR_NONE or an error code.
-cdef int trace_region(State* st, int a, int L) noexcept nogil
+cdef int trace_region(State* st) noexcept nogil

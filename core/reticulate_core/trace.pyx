@@ -5,10 +5,10 @@
 nodes: the points where the boundary turns and its points in S.  The
 weavers of weave.pyx triangulate these cycles.
 """
-from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
 
 from reticulate_core.chunk_state cimport (
-    ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, weld_key)
+    ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, frame_key, ret_ctz32)
 from reticulate_core.vertices cimport _extruded, _is_vertex, _weld
 
 cdef int DU[4]
@@ -41,31 +41,36 @@ cdef inline bint _has_edge(State* st, int u, int v, int d) noexcept nogil:
     return (st.edges[d][v] >> u) & 1
 
 
-cdef inline bint _straight_in_s(State* st, int a, int L, int pu, int pv, int d) noexcept nogil:
-    """Whether the point (pu, pv), where the boundary goes straight on in
-    direction d, is in S (then it is a node); S tests are cached per chunk."""
+cdef inline bint _straight_in_s(State* st, int pu, int pv, int d) noexcept nogil:
+    """Whether the point (pu, pv) of the current layer, where the boundary
+    goes straight on in direction d, is in S (then it is a node); S tests
+    are cached per chunk."""
     cdef int c[3]
     cdef int key
-    c[a] = L
-    c[(a + 1) % 3] = pu
-    c[(a + 2) % 3] = pv
-    if _extruded(st, c[0], c[1], c[2], (a + 1 + (d & 1)) % 3):
+    cdef const uint16_t* b = st.pad + st.pad0 + pu * st.pad_u + pv * st.pad_v
+    if d & 1 == 0:
+        if _extruded(b, st.pad_u, st.pad_a, st.pad_v):
+            return False
+    elif _extruded(b, st.pad_v, st.pad_a, st.pad_u):
         return False
-    key = weld_key(a, L, pu, pv)
+    key = frame_key(st, pu, pv)
     if st.in_s[key] == 0:
+        c[st.frame_a] = st.frame_L
+        c[st.axis_u] = pu
+        c[st.axis_v] = pv
         st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
         st.s_touched[st.n_s_touched] = key
         st.n_s_touched += 1
     return st.in_s[key] == 2
 
 
-cdef inline void _append_node(State* st, int a, int L, int pu, int pv, int last) noexcept nogil:
+cdef inline void _append_node(State* st, int pu, int pv, int last) noexcept nogil:
     """Node st.n_nodes at (pu, pv), after node last on its cycle (none if -1); the pool has room."""
     cdef int k = st.n_nodes
     st.nu[k] = pu
     st.nv[k] = pv
     st.nkey[k] = 64 * pv + pu
-    st.nvert[k] = _weld(st, a, L, pu, pv)
+    st.nvert[k] = _weld(st, pu, pv)
     if last >= 0:
         st.nnext[last] = k
         st.nprev[k] = last
@@ -89,8 +94,9 @@ cdef void _close_cycle(State* st, int first, int last) noexcept nogil:
     st.n_cycles += 1
 
 
-cdef int trace_region(State* st, int a, int L) noexcept nogil:
-    """Boundary cycles of the region into the node pool; 0 on success.
+cdef int trace_region(State* st) noexcept nogil:
+    """Boundary cycles of the region (in the current layer, set_frame) into
+    the node pool; 0 on success.
 
     Cycles keep the region on their left (outer counter-clockwise, holes
     clockwise) and turn left first at pinch points, so every cycle hugs the
@@ -133,10 +139,10 @@ cdef int trace_region(State* st, int a, int L) noexcept nogil:
                     nd = (d + 3) & 3
                 else:
                     return ERR_TRACE
-                if nd != d or _straight_in_s(st, a, L, pu, pv, d):
+                if nd != d or _straight_in_s(st, pu, pv, d):
                     if st.n_nodes == POOL:
                         return ERR_POOL
-                    _append_node(st, a, L, pu, pv, last)
+                    _append_node(st, pu, pv, last)
                     last = st.n_nodes - 1
                 if pu == u and pv == v and nd == 0:
                     break

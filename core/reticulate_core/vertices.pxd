@@ -5,7 +5,7 @@
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport realloc
 
-from reticulate_core.chunk_state cimport ERR_MEMORY, P, PP, W, State, weld_key
+from reticulate_core.chunk_state cimport ERR_MEMORY, P, PP, W, State, frame_key
 
 
 cdef inline uint32_t _label(uint16_t below, uint16_t above, uint32_t tag) noexcept nogil:
@@ -68,31 +68,21 @@ cdef inline bint _is_vertex(State* st, int px, int py, int pz) noexcept nogil:
                   _label(c010, c011, ty >> 1))
 
 
-cdef inline bint _extruded(State* st, int px, int py, int pz, int k) noexcept nogil:
-    """Whether the 2x2x2 voxels around lattice point p are the same on both
-    sides along axis k, p not on a chunk border across k.  Then no plane
-    through p has a turn there (plane k has no faces, the other two have
-    their quadrant labels in equal pairs), so p is not in S."""
-    cdef const uint16_t* b = st.pad + (px * P + py) * P + pz     # voxel p - (1, 1, 1)
-    cdef int pk, sk, s1, s2                # strides: sk along k, s1 and s2 across
-    if k == 0:
-        pk, sk, s1, s2 = px, PP, P, 1
-    elif k == 1:
-        pk, sk, s1, s2 = py, P, PP, 1
-    else:
-        pk, sk, s1, s2 = pz, 1, PP, P
-    if pk == 0 or pk == 32:
-        return False
+cdef inline bint _extruded(const uint16_t* b, int sk, int s1, int s2) noexcept nogil:
+    """Whether the 2x2x2 voxels around a lattice point p, from b (voxel
+    p - (1, 1, 1)) with strides sk along axis k and s1, s2 across, are the
+    same on both sides along k, p not on a chunk border across k.  Then no
+    plane through p has a turn there (plane k has no faces, the other two
+    have their quadrant labels in equal pairs), so p is not in S."""
     return (b[0] == b[sk] and b[s1] == b[s1 + sk] and b[s2] == b[s2 + sk]
             and b[s1 + s2] == b[s1 + s2 + sk])
 
 
-cdef inline int _weld(State* st, int a, int L, int u, int v) noexcept nogil:
-    """Index of the vertex at plane point (u, v) of layer L on axis a."""
-    cdef int c[3]
-    cdef int key, idx, cap
+cdef inline int _weld(State* st, int u, int v) noexcept nogil:
+    """Index of the vertex at plane point (u, v) of the current layer (set_frame)."""
+    cdef int key = frame_key(st, u, v), idx, cap
+    cdef float* p
     cdef float* grown
-    key = weld_key(a, L, u, v)
     idx = st.weld[key] - 1
     if idx >= 0:
         return idx
@@ -105,12 +95,10 @@ cdef inline int _weld(State* st, int a, int L, int u, int v) noexcept nogil:
         st.positions = grown
         st.cap_positions = cap
     idx = st.n_positions
-    c[a] = L
-    c[(a + 1) % 3] = u
-    c[(a + 2) % 3] = v
-    st.positions[3 * idx] = c[0]
-    st.positions[3 * idx + 1] = c[1]
-    st.positions[3 * idx + 2] = c[2]
+    p = st.positions + 3 * idx
+    p[st.frame_a] = st.frame_L
+    p[st.axis_u] = u
+    p[st.axis_v] = v
     st.n_positions += 1
     st.weld[key] = idx + 1
     return idx
