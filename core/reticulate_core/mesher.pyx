@@ -38,7 +38,7 @@ from reticulate_core.chunk_state cimport (
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
-    MAX_COMPACT_NODES, ON_LEAF, ON_EMPTY, compact_from_dense_c, compact_walk_bricks_c,
+    MAX_COMPACT_NODES, compact_from_dense_c, compact_walk_bricks_c,
     CompactOctree)
 from reticulate_core.vertices cimport _emit, _weld
 from reticulate_core.trace cimport trace_region
@@ -287,54 +287,34 @@ cdef inline uint32_t _lanes(bint b0, bint b1, bint b2, bint b3) noexcept nogil:
     return <uint32_t>b0 | (<uint32_t>b1) << 1 | (<uint32_t>b2) << 2 | (<uint32_t>b3) << 3
 
 
-cdef inline void _gather_entry(State* st, int a, int a0, int e, uint16_t material) noexcept nogil:
-    """Parity bit at layer a0 where plane entry e of axis a differs; then store the material."""
-    cdef int u, v
-    if st.plane[a][e] != material:
-        u = DECODE_U[e]
-        v = DECODE_V[e]
-        st.pcol[a][u + 32 * v] |= (<uint64_t>1) << a0
-        st.prow[a][a0][v] |= (<uint32_t>1) << u
-        st.pcolt[a][a0][u] |= (<uint32_t>1) << v
-        st.plane[a][e] = material
+cdef inline void _gather_cell(State* st, int a, int a0, int u0, int v0, int s,
+                              uint16_t material) noexcept nogil:
+    """Gathering over the s x s footprint (s >= 2) of a uniform cell in axis
+    a's plane: parity at layer a0 where the plane differs from material."""
+    cdef uint16_t* pl = st.plane[a]
+    cdef uint64_t word, fill = LANES * material
+    cdef int e, start = SPREAD_U[u0] | SPREAD_V[v0]
+    # the footprint of an aligned cell is a contiguous Morton range of aligned 4-entry words
+    for e in range(start, start + s * s, 4):
+        memcpy(&word, &pl[e], 8)
+        if word != fill:
+            _parity_quad(st, a, a0, DECODE_U[e], DECODE_V[e],
+                         _lanes(pl[e] != material, pl[e + 1] != material,
+                                pl[e + 2] != material, pl[e + 3] != material))
+            memcpy(&pl[e], &fill, 8)
 
 
 cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
                         uint16_t material) noexcept nogil:
-    """Gathering: Parity bits where the cell's material differs from below."""
+    """Gathering over a uniform cell (a leaf, or empty with material 0) of
+    depth <= 4: voxels come in bricks."""
     cdef State* st = <State*>ctx
     cdef int o[3]
-    cdef int a, s, a0, u0, v0, e, k, start
-    cdef uint64_t word, fill = LANES * material
-    cdef uint16_t* pl
-    if event != ON_LEAF and event != ON_EMPTY:
-        return
+    cdef int s = 1 << (5 - depth)
     _cell_origin(code, depth, o)
-    if depth == 5:
-        # one voxel: one entry per plane (axis frames (x; y, z), (y; z, x), (z; x, y))
-        _gather_entry(st, 0, o[0], SPREAD_U[o[1]] | SPREAD_V[o[2]], material)
-        _gather_entry(st, 1, o[1], SPREAD_U[o[2]] | SPREAD_V[o[0]], material)
-        _gather_entry(st, 2, o[2], SPREAD_U[o[0]] | SPREAD_V[o[1]], material)
-        return
-    s = 1 << (5 - depth)
-    for a in range(3):
-        a0 = o[a]
-        u0 = o[(a + 1) % 3]
-        v0 = o[(a + 2) % 3]
-        pl = st.plane[a]
-        start = SPREAD_U[u0] | SPREAD_V[v0]
-        # the footprint of an aligned cell is one contiguous Morton range;
-        # from s = 2 on it is made of aligned 4-entry words
-        if s == 1:
-            _gather_entry(st, a, a0, start, material)
-            continue
-        for e in range(start, start + s * s, 4):
-            memcpy(&word, &pl[e], 8)
-            if word != fill:
-                _parity_quad(st, a, a0, DECODE_U[e], DECODE_V[e],
-                             _lanes(pl[e] != material, pl[e + 1] != material,
-                                    pl[e + 2] != material, pl[e + 3] != material))
-                memcpy(&pl[e], &fill, 8)
+    _gather_cell(st, 0, o[0], o[1], o[2], s, material)     # axis frames (x; y, z),
+    _gather_cell(st, 1, o[1], o[2], o[0], s, material)     # (y; z, x)
+    _gather_cell(st, 2, o[2], o[0], o[1], s, material)     # and (z; x, y)
 
 
 cdef inline void _gather_quad(State* st, int a, int layer, int u0, int v0, const uint16_t* b,
@@ -403,50 +383,43 @@ cdef void _count_claimed_seeds(State* st, uint64_t word, uint16_t material) noex
             st.seeds_claimed += 1
 
 
-cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
-                      uint16_t material) noexcept nogil:
-    """Scanning: leaves seed negative faces over empty, empties positive faces."""
-    cdef State* st = <State*>ctx
-    cdef int o[3]
-    cdef int a, s, a0, u0, v0, e, k, start
+cdef inline void _scan_cell(State* st, int a, int a0, int u0, int v0, int s,
+                            uint16_t material) noexcept nogil:
+    """Scanning over the s x s footprint (s >= 2) of a uniform cell in axis
+    a's plane, one 4-entry word (2x2 cells) at a time: words without seeds
+    (no 0 lane under a leaf, all lanes 0 under an empty cell) or with all
+    cells claimed are set to the cell's material at once."""
+    cdef uint16_t* pl = st.plane[a]
     cdef uint64_t word, fill = LANES * material
-    cdef uint16_t* pl
-    if event != ON_LEAF and event != ON_EMPTY:
-        return
-    _cell_origin(code, depth, o)
-    if depth == 5:
-        _scan_entry(st, 0, o[0], SPREAD_U[o[1]] | SPREAD_V[o[2]], material)
-        _scan_entry(st, 1, o[1], SPREAD_U[o[2]] | SPREAD_V[o[0]], material)
-        _scan_entry(st, 2, o[2], SPREAD_U[o[0]] | SPREAD_V[o[1]], material)
-        return
-    s = 1 << (5 - depth)
-    for a in range(3):
-        a0 = o[a]
-        u0 = o[(a + 1) % 3]
-        v0 = o[(a + 2) % 3]
-        pl = st.plane[a]
-        start = SPREAD_U[u0] | SPREAD_V[v0]
-        if s == 1:
-            _scan_entry(st, a, a0, start, material)
-            continue
-        # 4-entry words (2x2 cells): skip those without seeds (no 0 lane
-        # under a leaf, all lanes 0 under an empty cell) or whose cells are
-        # all claimed, then set them to the cell's material
-        for e in range(start, start + s * s, 4):
-            memcpy(&word, &pl[e], 8)
-            if material != 0:
-                if ((word - LANES) & ~word & (LANES << 15)) == 0:
-                    memcpy(&pl[e], &fill, 8)
-                    continue
-            elif word == 0:
-                continue
-            if _block_claimed(st, a, a0, e):
-                if st.metrics:
-                    _count_claimed_seeds(st, word, material)
+    cdef int e, k, start = SPREAD_U[u0] | SPREAD_V[v0]
+    for e in range(start, start + s * s, 4):
+        memcpy(&word, &pl[e], 8)
+        if material != 0:
+            if ((word - LANES) & ~word & (LANES << 15)) == 0:
                 memcpy(&pl[e], &fill, 8)
                 continue
-            for k in range(e, e + 4):
-                _scan_entry(st, a, a0, k, material)
+        elif word == 0:
+            continue
+        if _block_claimed(st, a, a0, e):
+            if st.metrics:
+                _count_claimed_seeds(st, word, material)
+            memcpy(&pl[e], &fill, 8)
+            continue
+        for k in range(e, e + 4):
+            _scan_entry(st, a, a0, k, material)
+
+
+cdef void _scan_visit(void* ctx, int event, uint32_t code, int depth,
+                      uint16_t material) noexcept nogil:
+    """Scanning over a uniform cell (depth <= 4): leaves seed negative faces
+    over empty, empty cells positive faces over solid."""
+    cdef State* st = <State*>ctx
+    cdef int o[3]
+    cdef int s = 1 << (5 - depth)
+    _cell_origin(code, depth, o)
+    _scan_cell(st, 0, o[0], o[1], o[2], s, material)
+    _scan_cell(st, 1, o[1], o[2], o[0], s, material)
+    _scan_cell(st, 2, o[2], o[0], o[1], s, material)
 
 
 cdef inline void _scan_quad(State* st, int a, int layer, int u0, int v0, const uint16_t* b,

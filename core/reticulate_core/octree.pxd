@@ -45,8 +45,9 @@ cdef void compact_walk_c(const uint32_t* nodes, int n_nodes, bint dense,
 ctypedef void (*brick_visitor)(void* ctx, uint32_t code,
                                const uint16_t* voxels) noexcept nogil
 
-# The DenseWalker of compact_walk_c, but each branch of depth MAX_DEPTH - 1
-# goes to visit_brick in place of its start, eight voxel events and end.
+# The DenseWalker of compact_walk_c reporting cells only: each branch of
+# depth MAX_DEPTH - 1 goes to visit_brick in place of its start, eight voxel
+# events and end, and other branches report no start and end events.
 cdef void compact_walk_bricks_c(const uint32_t* nodes, int n_nodes, volume_visitor visit,
                                 brick_visitor visit_brick, void* ctx) noexcept nogil
 

@@ -257,8 +257,9 @@ cdef uint32_t _emit_fixed8(const uint32_t* cells, const uint16_t[:, :, :] dense,
 cdef inline void _compact_walk(const uint32_t* nodes, int n_nodes, bint dense,
                                volume_visitor visit, brick_visitor visit_brick,
                                void* ctx) noexcept nogil:
-    """The walk of compact_walk_c; with visit_brick, branches of depth
-    MAX_DEPTH - 1 go whole to visit_brick instead (dense walks only)."""
+    """The walk of compact_walk_c; with visit_brick (dense walks only),
+    branches of depth MAX_DEPTH - 1 go whole to visit_brick and no branch
+    events are reported."""
     cdef uint16_t brick[8]
     # open branches, indexed by depth: child mask, code, next octant to visit
     cdef uint32_t masks[MAX_DEPTH]
@@ -293,7 +294,8 @@ cdef inline void _compact_walk(const uint32_t* nodes, int n_nodes, bint dense,
         elif node & BRANCH_FLAG:
             if depth >= MAX_DEPTH:
                 return  # malformed: a voxel cannot branch
-            visit(ctx, ON_BRANCH_START, code, depth, 0)
+            if visit_brick == NULL:
+                visit(ctx, ON_BRANCH_START, code, depth, 0)
             top = depth
             masks[top] = node & 0xFF
             codes[top] = code
@@ -315,7 +317,8 @@ cdef inline void _compact_walk(const uint32_t* nodes, int n_nodes, bint dense,
                 if dense:
                     visit(ctx, ON_EMPTY, child, top + 1, 0)
             if not descended:
-                visit(ctx, ON_BRANCH_END, codes[top], top, 0)
+                if visit_brick == NULL:
+                    visit(ctx, ON_BRANCH_END, codes[top], top, 0)
                 top -= 1
         if not descended:
             return

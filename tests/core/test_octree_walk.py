@@ -88,14 +88,15 @@ def test_walker_and_dense_walker_agree_and_fixed8_matches_compact(chunk):
 
 @walk_settings
 @given(any_chunk)
-def test_the_brick_walk_is_the_dense_walk_with_last_level_branches_whole(chunk):
-    """compact_walk_bricks_c (the mesher's walk): each depth-4 branch arrives as
-    one brick of eight voxels in octant order instead of start, children, end."""
+def test_the_brick_walk_is_the_dense_walk_of_cells_with_last_level_branches_whole(chunk):
+    """compact_walk_bricks_c (the mesher's walk): the dense walk's cells, each
+    depth-4 branch arriving as one brick of eight voxels in octant order, and
+    no branch events."""
     kinds = ("start", "leaf", "empty", "end")
     compact = CompactOctree.from_dense(chunk)
     bricks = [(kinds[e], code, depth, m) for e, code, depth, m in _brick_walk_records(compact)]
     dense = walk_events(compact, True)
-    assert bricks == [e for e in dense if not (e[0] in ("start", "end") and e[2] == 4)]
+    assert bricks == [e for e in dense if e[0] in ("leaf", "empty")]
 
 
 @settings(max_examples=60)
