@@ -122,44 +122,47 @@ cdef void _halo_walls(State* st, int a, int side) noexcept nogil:
         st.halo_wv[a][side][v] = wv
 
 
-cdef inline uint32_t _walls_u(State* st, int a, int slab, int v) noexcept nogil:
-    """Bit u: voxels (slab, u, v) and (slab, u + 1, v) of axis a's frame differ."""
-    cdef int b = (a + 1) % 3
-    if slab < 0:
-        return st.halo_wu[a][0][v]
-    if slab > 31:
-        return st.halo_wu[a][1][v]
-    # axis b's plane coordinates are (v, slab); its bit u + 1 is the u|u+1 transition
-    return (<uint32_t>(st.pcol[b][v + 32 * slab] >> 1)) & 0x7FFFFFFF
-
-
-cdef inline uint32_t _walls_v(State* st, int a, int slab, int v) noexcept nogil:
-    """Bit u: voxels (slab, u, v) and (slab, u, v + 1) differ (v in 0..30)."""
-    cdef int c = (a + 2) % 3
-    if slab < 0:
-        return st.halo_wv[a][0][v]
-    if slab > 31:
-        return st.halo_wv[a][1][v]
-    # axis c's plane coordinates are (slab, u); layer v + 1 holds the v|v+1 transition
-    return st.pcolt[c][v + 1][slab]
+cdef inline void _add_slab_walls(State* st, int a, int slab, uint32_t* wu, uint32_t* wv) noexcept nogil:
+    """OR the walls of voxel slab ``slab`` (-1..32) of axis a's frame into
+    wu and wv: bit u of wu[v]: voxels (slab, u, v) and (slab, u + 1, v)
+    differ; of wv[v]: (slab, u, v) and (slab, u, v + 1) differ (wv[31] none)."""
+    cdef int b = (a + 1) % 3, c = (a + 2) % 3, v, side
+    cdef const uint64_t* col
+    if slab < 0 or slab > 31:
+        side = 0 if slab < 0 else 1
+        for v in range(32):
+            wu[v] |= st.halo_wu[a][side][v]
+            wv[v] |= st.halo_wv[a][side][v]
+        return
+    # axis b's plane coordinates are (v, slab): its layer u + 1 holds the u|u+1 transition
+    col = &st.pcol[b][32 * slab]
+    for v in range(32):
+        wu[v] |= (<uint32_t>(col[v] >> 1)) & 0x7FFFFFFF
+    # axis c's plane coordinates are (slab, u): its layer v + 1 holds the v|v+1 transition
+    for v in range(31):
+        wv[v] |= st.pcolt[c][v + 1][slab]
 
 
 cdef void _layer_links(State* st, int a, int L) noexcept nogil:
-    """Fill links of layer L of axis a: both cells faces, no wall between."""
+    """Fill links of layer L of axis a: both cells faces, no wall between
+    them in the slabs below and above the layer."""
+    cdef uint32_t wu[32]
+    cdef uint32_t wv[32]
+    cdef uint32_t* rows = st.prow[a][L]
     cdef int v
-    cdef uint32_t row, nxt
     if L == 0 and not st.halo_walls_ready[a][0]:
         _halo_walls(st, a, 0)
     if L == 32 and not st.halo_walls_ready[a][1]:
         _halo_walls(st, a, 1)
-    for v in range(32):
-        row = st.prow[a][L][v]
-        st.hlink[a][L][v] = row & (row >> 1) & ~(_walls_u(st, a, L, v) | _walls_u(st, a, L - 1, v))
-        if v < 31:
-            nxt = st.prow[a][L][v + 1]
-            st.vlink[a][L][v] = row & nxt & ~(_walls_v(st, a, L, v) | _walls_v(st, a, L - 1, v))
-        else:
-            st.vlink[a][L][v] = 0
+    memset(wu, 0, sizeof(wu))
+    memset(wv, 0, sizeof(wv))
+    _add_slab_walls(st, a, L - 1, wu, wv)
+    _add_slab_walls(st, a, L, wu, wv)
+    for v in range(31):
+        st.hlink[a][L][v] = rows[v] & (rows[v] >> 1) & ~wu[v]
+        st.vlink[a][L][v] = rows[v] & rows[v + 1] & ~wv[v]
+    st.hlink[a][L][31] = rows[31] & (rows[31] >> 1) & ~wu[31]
+    st.vlink[a][L][31] = 0
     st.links_ready[a][L] = True
 
 
