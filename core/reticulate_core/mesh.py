@@ -26,6 +26,17 @@ class Mesh:
                 f"Mesh: {n} triangles but {len(self.materials)} materials and {len(self.faces)} faces")
 
     @classmethod
+    def _wrap(cls, positions, triangles, materials, faces):
+        """A Mesh of arrays that already have its dtypes and shapes (the
+        meshers' own output): no copy, no check."""
+        mesh = cls.__new__(cls)
+        mesh.positions = positions
+        mesh.triangles = triangles
+        mesh.materials = materials
+        mesh.faces = faces
+        return mesh
+
+    @classmethod
     def empty(cls):
         return cls(np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0), np.zeros(0))
 

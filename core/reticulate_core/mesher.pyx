@@ -285,6 +285,11 @@ cdef inline void _parity_quad(State* st, int a, int L, int u0, int v0, uint32_t 
     col[33] |= (<uint64_t>(lanes >> 3)) << L
 
 
+cdef inline bint _has_zero_lane(uint64_t word) noexcept nogil:
+    """Whether one of the four 16-bit lanes of word is 0."""
+    return ((word - LANES) & ~word & (LANES << 15)) != 0
+
+
 cdef inline uint32_t _lanes(bint b0, bint b1, bint b2, bint b3) noexcept nogil:
     """Bits 0..3 of four conditions, one per entry of a 4-entry word (a 2x2 footprint)."""
     return <uint32_t>b0 | (<uint32_t>b1) << 1 | (<uint32_t>b2) << 2 | (<uint32_t>b3) << 3
@@ -398,7 +403,7 @@ cdef inline void _scan_cell(State* st, int a, int a0, int u0, int v0, int s,
     for e in range(start, start + s * s, 4):
         memcpy(&word, &pl[e], 8)
         if material != 0:
-            if ((word - LANES) & ~word & (LANES << 15)) == 0:
+            if not _has_zero_lane(word):
                 memcpy(&pl[e], &fill, 8)
                 continue
         elif word == 0:
@@ -1029,7 +1034,7 @@ cdef class Mesher:
                 "gather_seconds": st.t_gather,
                 "scan_seconds": st.t_scan,
             }
-        return Mesh(positions, triangles, materials, faces)
+        return Mesh._wrap(positions, triangles, materials, faces)
 
     def make_triangles(self, tree, to_material, on_triangle):
         """The seed's callback API over a standalone chunk.
