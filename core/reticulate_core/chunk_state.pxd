@@ -120,6 +120,7 @@ cdef struct State:
     uint8_t woven[POOL]
     # welding
     int32_t weld[W * W * W]      # 1 + vertex index of each corner point, 0 = none yet
+    int32_t weld_key[W * W * W]  # the weld entry of each vertex, to reset the table
     # S membership of lattice points tested in this chunk: 0 unknown, 1 no, 2 yes
     uint8_t in_s[W * W * W]
     int32_t s_touched[W * W * W]

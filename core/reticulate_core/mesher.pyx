@@ -563,8 +563,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
         st.in_s[st.s_touched[e]] = 0
     st.n_s_touched = 0
     for e in range(st.n_positions):
-        st.weld[(<int>st.positions[3 * e] * W + <int>st.positions[3 * e + 1]) * W
-                + <int>st.positions[3 * e + 2]] = 0
+        st.weld[st.weld_key[e]] = 0
 
 
 cdef bint _all_empty(const uint16_t* pad) noexcept nogil:

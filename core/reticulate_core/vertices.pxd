@@ -101,6 +101,7 @@ cdef inline int _weld(State* st, int u, int v) noexcept nogil:
     p[st.axis_v] = v
     st.n_positions += 1
     st.weld[key] = idx + 1
+    st.weld_key[idx] = key
     return idx
 
 
