@@ -440,6 +440,16 @@ cdef void _record_event(void* ctx, int event, uint32_t code, int depth,
     recorder.count += 1
 
 
+cdef int _start_recording(WalkRecorder* recorder) except -1:
+    """An empty recorder with room for the events of any walk (free its records)."""
+    recorder.count = 0
+    recorder.capacity = MAX_WALK_EVENTS
+    recorder.records = <WalkRecord*>malloc(MAX_WALK_EVENTS * sizeof(WalkRecord))
+    if recorder.records == NULL:
+        raise MemoryError("cannot allocate the walk event buffer")
+    return 0
+
+
 cdef void _record_brick(void* ctx, uint32_t code, const uint16_t* voxels) noexcept nogil:
     """Records a brick as its eight voxel events, empties included."""
     cdef int i
@@ -454,11 +464,7 @@ def _brick_walk_records(CompactOctree tree):
     cdef const uint32_t[::1] nodes = tree.nodes
     cdef WalkRecorder recorder
     cdef Py_ssize_t i
-    recorder.count = 0
-    recorder.capacity = MAX_WALK_EVENTS
-    recorder.records = <WalkRecord*>malloc(MAX_WALK_EVENTS * sizeof(WalkRecord))
-    if recorder.records == NULL:
-        raise MemoryError("cannot allocate the walk event buffer")
+    _start_recording(&recorder)
     try:
         compact_walk_bricks_c(_nodes_pointer(nodes), <int>nodes.shape[0], _record_event,
                               _record_brick, &recorder)
@@ -475,11 +481,7 @@ def _walk_python(tree, visitor, bint dense):
     cdef WalkRecorder recorder
     cdef WalkRecord record
     cdef Py_ssize_t i
-    recorder.count = 0
-    recorder.capacity = MAX_WALK_EVENTS
-    recorder.records = <WalkRecord*>malloc(MAX_WALK_EVENTS * sizeof(WalkRecord))
-    if recorder.records == NULL:
-        raise MemoryError("cannot allocate the walk event buffer")
+    _start_recording(&recorder)
     try:
         octree_walk(tree, dense, _record_event, &recorder)
         for i in range(recorder.count):
