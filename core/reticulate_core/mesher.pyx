@@ -11,8 +11,10 @@ of axis ``a`` is the plane ``a = L`` between voxel layers ``L - 1`` and ``L``.
 
 Pipeline per chunk (all C, without the GIL):
 
-1. gathering walk over the compact octree stream: the Material planes hold
-   the material just below the visited cell; differences set Parity bits;
+1. gathering walk over the compact octree stream (``compact_walk_bricks_c``:
+   uniform cells, and each last-level branch as one 2x2x2 brick): the
+   Material planes hold the material just below the visited cell;
+   differences set Parity bits;
 2. scanning walk: leaves seed negative faces over empty, empty cells seed
    positive faces over solid; every unclaimed seed is FILLED (its region:
    4-connected cells of the layer whose Parity bit is set, not across walls,
