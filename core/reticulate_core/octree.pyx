@@ -368,24 +368,33 @@ cdef inline const uint32_t* _nodes_pointer(const uint32_t[::1] nodes) noexcept n
     return &nodes[0] if nodes.shape[0] else NULL
 
 
-cdef int octree_walk(object tree, bint dense, volume_visitor visit, void* ctx) except -1:
+cdef int _walk_repeated(object tree, bint dense, volume_visitor visit, void* ctx,
+                        Py_ssize_t repeats) except -1:
+    """octree_walk, ``repeats`` times over."""
     cdef const uint32_t[::1] nodes
     cdef const uint32_t* first
     cdef Fixed8Octree fixed8
+    cdef Py_ssize_t r
     cdef int n
     if isinstance(tree, CompactOctree):
         nodes = (<CompactOctree>tree).nodes
         first = _nodes_pointer(nodes)
         n = <int>nodes.shape[0]
         with nogil:
-            compact_walk_c(first, n, dense, visit, ctx)
+            for r in range(repeats):
+                compact_walk_c(first, n, dense, visit, ctx)
     elif isinstance(tree, Fixed8Octree):
         fixed8 = tree
-        fixed8_walk_c(fixed8.slots, fixed8._n_blocks, fixed8.root, dense, visit, ctx)
+        for r in range(repeats):
+            fixed8_walk_c(fixed8.slots, fixed8._n_blocks, fixed8.root, dense, visit, ctx)
     else:
         raise TypeError(
             f"expected a CompactOctree or Fixed8Octree, got {type(tree).__name__}")
     return 0
+
+
+cdef int octree_walk(object tree, bint dense, volume_visitor visit, void* ctx) except -1:
+    return _walk_repeated(tree, dense, visit, ctx, 1)
 
 
 cdef void _paint_leaf(void* ctx, int event, uint32_t code, int depth,
@@ -530,26 +539,9 @@ def benchmark_walk(tree, Py_ssize_t repeats, bint dense=False):
     calls inside the timed loop)."""
     if repeats < 1:
         raise ValueError(f"repeats must be at least 1, got {repeats}")
-    cdef Py_ssize_t events = 0, r
-    cdef const uint32_t[::1] nodes
-    cdef const uint32_t* first
-    cdef int n
-    cdef Fixed8Octree fixed8
-    if isinstance(tree, CompactOctree):
-        nodes = (<CompactOctree>tree).nodes
-        first = _nodes_pointer(nodes)
-        n = <int>nodes.shape[0]
-        start = time.perf_counter()
-        with nogil:
-            for r in range(repeats):
-                compact_walk_c(first, n, dense, _count_event, &events)
-    elif isinstance(tree, Fixed8Octree):
-        fixed8 = tree
-        start = time.perf_counter()
-        for r in range(repeats):
-            fixed8_walk_c(fixed8.slots, fixed8._n_blocks, fixed8.root, dense, _count_event, &events)
-    else:
-        raise TypeError(f"expected a CompactOctree or Fixed8Octree, got {type(tree).__name__}")
+    cdef Py_ssize_t events = 0
+    start = time.perf_counter()
+    _walk_repeated(tree, dense, _count_event, &events, repeats)
     return (time.perf_counter() - start) / repeats
 
 
