@@ -178,9 +178,16 @@ class _SparseSource:
         here, then meshed in one GIL-free call."""
         blocks = np.empty((len(coords), PADDED, PADDED, PADDED), np.uint16)
         meshed = []             # the chunks whose block is not uniform, packed in front
+        near = {}               # the batch's chunks and their neighbours, each looked up once
         for c in coords:
-            neighbours = [self._chunk((c[0] + dx, c[1] + dy, c[2] + dz))
-                          for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)]
+            neighbours = []
+            for dx in (-1, 0, 1):
+                for dy in (-1, 0, 1):
+                    for dz in (-1, 0, 1):
+                        n = (c[0] + dx, c[1] + dy, c[2] + dz)
+                        if n not in near:
+                            near[n] = self._chunk(n)
+                        neighbours.append(near[n])
             if not fill_from_neighbours(neighbours, blocks[len(meshed)]):
                 meshed.append(c)
         rows, n_vertices, n_triangles, *arrays = mesher.mesh_blocks_batch(
