@@ -292,9 +292,49 @@ cdef inline bint _has_zero_lane(uint64_t word) noexcept nogil:
     return ((word - LANES) & ~word & (LANES << 15)) != 0
 
 
+cdef void _parity_square(State* st, int a, int L, int u0, int v0, int s) noexcept nogil:
+    """Parity bits at layer L of axis a for every cell of the s x s square at (u0, v0)."""
+    cdef uint32_t run_u = <uint32_t>(((<uint64_t>1 << s) - 1) << u0)
+    cdef uint32_t run_v = <uint32_t>(((<uint64_t>1 << s) - 1) << v0)
+    cdef uint64_t bit = (<uint64_t>1) << L
+    cdef uint64_t* col
+    cdef int k, u
+    for k in range(s):
+        st.prow[a][L][v0 + k] |= run_u
+        st.pcolt[a][L][u0 + k] |= run_v
+        col = &st.pcol[a][u0 + 32 * (v0 + k)]
+        for u in range(s):
+            col[u] |= bit
+
+
+cdef bint _differs_everywhere(const uint16_t* entries, int n, uint64_t fill) noexcept nogil:
+    """Whether none of the n entries (a multiple of 4) equals the 16-bit lanes of fill."""
+    cdef uint64_t word
+    cdef int e
+    for e in range(0, n, 4):
+        memcpy(&word, &entries[e], 8)
+        if _has_zero_lane(word ^ fill):
+            return False
+    return True
+
+
 cdef inline uint32_t _lanes(bint b0, bint b1, bint b2, bint b3) noexcept nogil:
     """Bits 0..3 of four conditions, one per entry of a 4-entry word (a 2x2 footprint)."""
     return <uint32_t>b0 | (<uint32_t>b1) << 1 | (<uint32_t>b2) << 2 | (<uint32_t>b3) << 3
+
+
+cdef bint _gather_square(State* st, int a, int a0, int u0, int v0, int s,
+                         uint16_t material) noexcept nogil:
+    """_gather_cell square-wise, when the plane differs from material all
+    over the footprint; False (nothing done) otherwise."""
+    cdef uint64_t fill = LANES * material
+    cdef int e, start = SPREAD_U[u0] | SPREAD_V[v0]
+    if not _differs_everywhere(&st.plane[a][start], s * s, fill):
+        return False
+    _parity_square(st, a, a0, u0, v0, s)
+    for e in range(start, start + s * s, 4):
+        memcpy(&st.plane[a][e], &fill, 8)
+    return True
 
 
 cdef inline void _gather_cell(State* st, int a, int a0, int u0, int v0, int s,
@@ -320,8 +360,14 @@ cdef void _gather_visit(void* ctx, int event, uint32_t code, int depth,
     depth <= 4: voxels come in bricks."""
     cdef State* st = <State*>ctx
     cdef int o[3]
-    cdef int s = 1 << (5 - depth)
+    cdef int a, s = 1 << (5 - depth)
     _cell_origin(code, depth, o)
+    if s >= 16:
+        # a large cell's footprint that differs everywhere is set square-wise
+        for a in range(3):
+            if not _gather_square(st, a, o[a], o[(a + 1) % 3], o[(a + 2) % 3], s, material):
+                _gather_cell(st, a, o[a], o[(a + 1) % 3], o[(a + 2) % 3], s, material)
+        return
     _gather_cell(st, 0, o[0], o[1], o[2], s, material)     # axis frames (x; y, z),
     _gather_cell(st, 1, o[1], o[2], o[0], s, material)     # (y; z, x)
     _gather_cell(st, 2, o[2], o[0], o[1], s, material)     # and (z; x, y)
@@ -522,6 +568,9 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
         su = PAD_STRIDE[a][1]
         sv = PAD_STRIDE[a][2]
         pl = st.plane[a]
+        if st.halo_empty and _differs_everywhere(pl, 1024, 0):
+            _parity_square(st, a, 32, 0, 0, 32)
+            continue
         for e in range(0, 1024, 4):
             u = DECODE_U[e]
             v = DECODE_V[e]

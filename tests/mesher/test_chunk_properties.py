@@ -121,6 +121,20 @@ def test_full_and_empty_chunks():
     assert len(rc.mesh_chunk(np.full(vs.CHUNK_SHAPE, 3, np.uint16)).triangles) == 12
 
 
+@settings(max_examples=40)
+@given(st.lists(st.integers(0, 3), min_size=8, max_size=8))
+def test_chunks_of_uniform_octants(octant_materials):
+    # Eight 16^3 octants of materials 0..3: the walks meet cells of 16 and 32
+    # voxels whose footprints differ from the plane everywhere or in part.
+    grid = np.zeros(vs.CHUNK_SHAPE, np.uint16)
+    for i, material in enumerate(octant_materials):
+        x, y, z = (16 * ((i >> k) & 1) for k in range(3))
+        grid[x:x + 16, y:y + 16, z:z + 16] = material
+    materials = len(set(octant_materials) - {0})
+    check_chunk(f"octants {octant_materials}", grid,
+                max_excess=MULTI_MATERIAL_EXCESS if materials > 1 else 0.0)
+
+
 def mutated(mesh, triangles, materials=None, faces=None, positions=None):
     return rc.Mesh(mesh.positions if positions is None else positions, triangles,
                    mesh.materials if materials is None else materials, mesh.faces if faces is None else faces)
