@@ -603,10 +603,8 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
             for u in range(32):
                 below = st.plane[a][SPREAD_U[u] | SPREAD_V[v]]
                 above = slab[u * su + v * sv]
-                if below != 0 and above == 0:
-                    _region(st, a, 32, u, v, True, below)
-                elif below == 0 and above != 0:
-                    _region(st, a, 32, u, v, False, above)
+                if (below == 0) != (above == 0):
+                    _seed(st, a, 32, u, v, below, above)
     if st.metrics:
         st.t_scan = ret_now() - t0
     # reset the touched weld and S entries
