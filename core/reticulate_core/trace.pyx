@@ -48,6 +48,8 @@ cdef inline bint _straight_in_s(State* st, int pu, int pv, int d) noexcept nogil
     cdef int c[3]
     cdef int key
     cdef const uint16_t* b = st.pad + st.pad0 + pu * st.pad_u + pv * st.pad_v
+    # a straight point is inside a run of edges along its step, so never on
+    # the chunk's border across it: _extruded applies
     if d & 1 == 0:
         if _extruded(b, st.pad_u, st.pad_a, st.pad_v):
             return False

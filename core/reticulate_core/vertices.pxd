@@ -5,7 +5,7 @@
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport realloc
 
-from reticulate_core.chunk_state cimport ERR_MEMORY, P, PP, W, State, frame_key
+from reticulate_core.chunk_state cimport ERR_MEMORY, P, PP, State, frame_key
 
 
 cdef inline uint32_t _label(uint16_t below, uint16_t above, uint32_t tag) noexcept nogil:
