@@ -3,7 +3,9 @@
     PYTHONPATH=core python scripts/bench_mesher.py [--repeats N]
 
 For each scenario of ``reticulate_core.samples`` prints the median time per
-chunk (one thread) of ``mesh_chunk``, of the callback API
+chunk (one thread) of ``mesh_chunk`` (the layer scan of a dense chunk), of
+the seed's double walk over the chunk's octree (``Mesher(walks=True)``,
+the octree built in the timed call), of the callback API
 ``Mesher.make_triangles`` (identity ``to_material``, no-op ``on_triangle``),
 and of the numpy baseline (two triangles per exposed unit face), the
 triangle counts, the speed-up over the baseline and the target time.
@@ -43,7 +45,8 @@ def main():
     if args.cpu:
         CLOCK = time.thread_time
     mesher = rc.Mesher()
-    header = (f"{'scenario':14} {'mesh_chunk us':>13} {'triangles':>9} {'callback us':>11} "
+    walker = rc.Mesher(walks=True)
+    header = (f"{'scenario':14} {'mesh_chunk us':>13} {'triangles':>9} {'walks us':>8} {'callback us':>11} "
               f"{'numpy us':>9} {'numpy tris':>10} {'speed-up':>8} {'target us':>9}  met")
     print(header)
     print("-" * len(header))
@@ -52,13 +55,14 @@ def main():
         repeats = max(5, args.repeats // 10) if name == "noise" else args.repeats
         mesh = rc.mesh_chunk(voxels)
         t_mesh = median_seconds(lambda: rc.mesh_chunk(voxels), repeats)
+        t_walks = median_seconds(lambda: walker.mesh(voxels), repeats)
         t_callback = median_seconds(
             lambda: mesher.make_triangles(voxels, int, lambda triangle: None), max(3, repeats // 10))
         baseline = culled_face_mesh(voxels)
         t_numpy = median_seconds(lambda: culled_face_mesh(voxels), max(3, repeats // 4))
         target = TARGET_US.get(name)
         met = "-" if target is None else ("yes" if t_mesh * 1e6 <= target else "no")
-        print(f"{name:14} {t_mesh * 1e6:13.1f} {mesh.n_triangles:9d} {t_callback * 1e6:11.1f} "
+        print(f"{name:14} {t_mesh * 1e6:13.1f} {mesh.n_triangles:9d} {t_walks * 1e6:8.1f} {t_callback * 1e6:11.1f} "
               f"{t_numpy * 1e6:9.1f} {baseline.n_triangles:10d} {t_numpy / t_mesh:7.1f}x "
               f"{target if target else '-':>9}  {met}")
 

@@ -19,6 +19,8 @@ uses exact integer (or ``Fraction``) arithmetic only:
   sum over regions of ``B - 2 * chi``.
 - ``check_mesh``: all of the above; ``culled_face_mesh``: a naive reference
   mesh (two triangles per exposed face) for testing the checker itself.
+- ``oriented_triangles(mesh)``: the mesh's triangles in a canonical order,
+  to compare two meshes as sets of oriented, labelled triangles.
 
 Unit faces are named (axis, layer, u, v, sign, material): the face lies in the
 plane ``coordinate[axis] == layer`` and spans ``[u, u+1] x [v, v+1]`` in the
@@ -563,6 +565,17 @@ def check_mesh(grid, mesh, minimal=True, seams=None, max_excess=0.0):
 
 
 # --------------------------------------------------------------------------- failure reports
+
+def oriented_triangles(mesh):
+    """Rows (9 corner coordinates, material, face) of the mesh's triangles, each
+    rotated to start at its smallest corner, sorted: equal for equal triangle sets."""
+    corners = _integer_positions(mesh)[_checked_indices(mesh, len(mesh.positions))]
+    keys = _point_keys(corners.reshape(-1, 3)).reshape(-1, 3)
+    order = (np.argmin(keys, axis=1)[:, None] + np.arange(3)) % 3
+    rotated = np.take_along_axis(corners, order[:, :, None], axis=1).reshape(-1, 9)
+    rows = np.column_stack([rotated, np.asarray(mesh.materials, np.int64), np.asarray(mesh.faces, np.int64)])
+    return rows[np.lexsort(rows.T[::-1])]
+
 
 def shrink_failing_grid(grid, fails, budget=300):
     """A grid with fewer solid voxels and materials on which ``fails(grid)`` still holds.

@@ -12,6 +12,7 @@ cdef extern from *:
     #include <intrin.h>
     #include <windows.h>
     static inline int ret_ctz32(unsigned int x) { unsigned long i; _BitScanForward(&i, x); return (int)i; }
+    static inline int ret_popcount32(unsigned int x) { return (int)__popcnt(x); }
     static double ret_now(void) {
         LARGE_INTEGER f, c;
         QueryPerformanceFrequency(&f);
@@ -21,6 +22,7 @@ cdef extern from *:
     #else
     #include <time.h>
     static inline int ret_ctz32(unsigned int x) { return __builtin_ctz(x); }
+    static inline int ret_popcount32(unsigned int x) { return __builtin_popcount(x); }
     static double ret_now(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -29,12 +31,14 @@ cdef extern from *:
     #endif
     """
     int ret_ctz32(unsigned int x) noexcept nogil    # index of the lowest set bit, x != 0
+    int ret_popcount32(unsigned int x) noexcept nogil   # number of set bits
     double ret_now() noexcept nogil                 # monotonic seconds
 
 
 cdef enum:
     P = 34              # padded edge
     PP = 34 * 34
+    PPP = 34 * 34 * 34
     W = 33              # weld table edge (corner coordinates 0..32)
     # Bounds of one region (at most 32x32 cells): B <= 2 * 33 * 33 boundary
     # passes, at most 256 holes (they are 8-separated), T = B - 2 chi
@@ -73,6 +77,21 @@ cdef struct State:
     uint32_t hlink[3][33][32]
     uint32_t vlink[3][33][32]
     bint links_ready[3][33]
+    # the layer scan (voxel_rows.pxd): seeds come from solid masks and links
+    # from voxel rows, not from Parity; frames 0 and 2 read transposed
+    # copies of the pad, built slab by slab; the walls of each voxel slab
+    # -1..32 (index + 1) as in halo_wu / halo_wv, row by row as needed
+    bint walks                   # mesh dense input by the double walk over its octree, not the layer scan
+    bint layer_scan              # the current chunk is meshed by the layer scan
+    uint32_t solid[3][34][32]    # [a][slab + 1][v] bit u: voxel (slab, u, v) solid
+    uint16_t frame_voxels[2][PPP]
+    bint slab_rows_ready[3][34]
+    const uint16_t* row_base[3]
+    int row_layer[3]
+    int row_v[3]
+    uint32_t slab_wu[3][34][32]
+    uint32_t slab_wv[3][34][32]
+    uint32_t slab_wall_rows[3][34]   # bit v: row v of the slab's walls is computed
     # the layer of the current region (set_frame): plane point (u, v) is
     # weld/S table entry key0 + u * key_u + v * key_v and lattice point
     # coordinate L on axis a, u on axis_u, v on axis_v; pad0 + u * pad_u +

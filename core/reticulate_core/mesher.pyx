@@ -23,6 +23,15 @@ Pipeline per chunk (all C, without the GIL):
    of the vertex set S, see ``_is_vertex`` in vertices.pxd) and CLAIMED;
 3. welding into a 33^3 index table.
 
+Dense input takes the layer scan instead of steps 1 and 2 (the seed: the
+tree walk is "an optimized alternative to querying the tree for materials
+during a layer-by-layer Parity scan"; with the voxels at hand, querying is
+a row compare).  Per axis and layer, solid masks of the two voxel slabs
+(``voxel_rows.pxd``) give the face cells, 32 per row; every unclaimed one is
+filled, woven and claimed as above, with the links of its layer computed
+from voxel rows (Parity of the layer, walls of the two slabs) the first
+time a region needs them.  The regions, hence the triangles, are the same.
+
 Any triangulation of a region whose vertices are exactly its boundary
 points in S, with no extra vertex, has B - 2*chi triangles (DESIGN.md,
 guarantee 3); the weavers are such triangulations (see weave.pyx).
@@ -36,13 +45,14 @@ from libc.stdlib cimport calloc, realloc, free
 from libc.string cimport memset, memcpy
 
 from reticulate_core.chunk_state cimport (
-    ERR_MEMORY, ERR_NONE, P, PP, W, State, ret_ctz32, ret_now, set_frame)
+    ERR_MEMORY, ERR_NONE, P, PP, W, State, ret_ctz32, ret_now, ret_popcount32, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, compact_from_dense_c, compact_walk_bricks_c,
     CompactOctree)
 from reticulate_core.vertices cimport _emit, _weld
+from reticulate_core.voxel_rows cimport differ32, ensure_slab_rows, solid_masks, start_rows, voxel_row
 from reticulate_core.trace cimport trace_region
 from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_region
 from reticulate_core.weld cimport seam_key
@@ -168,6 +178,56 @@ cdef void _layer_links(State* st, int a, int L) noexcept nogil:
     st.links_ready[a][L] = True
 
 
+cdef void _row_slab_walls(State* st, int a, int slab, uint32_t rows) noexcept nogil:
+    """Walls of rows ``rows`` (bit v) of voxel slab ``slab`` (-1..32) of axis
+    a's frame from its voxel rows, as _add_slab_walls reads them from Parity;
+    rows already done are kept."""
+    cdef uint32_t* wu = st.slab_wu[a][slab + 1]
+    cdef uint32_t* wv = st.slab_wv[a][slab + 1]
+    cdef const uint16_t* row
+    cdef int v
+    rows &= ~st.slab_wall_rows[a][slab + 1]
+    if rows == 0:
+        return
+    st.slab_wall_rows[a][slab + 1] |= rows
+    ensure_slab_rows(st, a, slab)
+    while rows:
+        v = ret_ctz32(rows)
+        rows &= rows - 1
+        row = voxel_row(st, a, slab, v)
+        wu[v] = differ32(row, row + 1) & 0x7FFFFFFF
+        wv[v] = differ32(row, voxel_row(st, a, slab, v + 1)) if v < 31 else 0
+
+
+cdef void _row_links(State* st, int a, int L) noexcept nogil:
+    """Fill links of layer L of axis a for the layer scan: as _layer_links,
+    between face cells (a region holds face cells only, all with the same
+    voxels below and above), the walls of the two slabs compared in the
+    rows where two face cells meet."""
+    cdef const uint32_t* below = st.solid[a][L]
+    cdef const uint32_t* above = st.solid[a][L + 1]
+    cdef uint32_t faces[33]
+    cdef uint32_t meet = 0
+    cdef uint32_t* wu0 = st.slab_wu[a][L]
+    cdef uint32_t* wv0 = st.slab_wv[a][L]
+    cdef uint32_t* wu1 = st.slab_wu[a][L + 1]
+    cdef uint32_t* wv1 = st.slab_wv[a][L + 1]
+    cdef int v
+    for v in range(32):
+        faces[v] = below[v] ^ above[v]
+    faces[32] = 0
+    for v in range(32):
+        if (faces[v] & (faces[v] >> 1)) | (faces[v] & faces[v + 1]):
+            meet |= (<uint32_t>1) << v
+    _row_slab_walls(st, a, L - 1, meet)
+    _row_slab_walls(st, a, L, meet)
+    for v in range(32):
+        # rows outside meet have no two face cells side by side: their links are 0
+        st.hlink[a][L][v] = faces[v] & (faces[v] >> 1) & ~(wu0[v] | wu1[v])
+        st.vlink[a][L][v] = faces[v] & faces[v + 1] & ~(wv0[v] | wv1[v])
+    st.links_ready[a][L] = True
+
+
 # ---------------------------------------------------------------- fill
 
 cdef void _fill(State* st, int a, int L, int u0, int v0) noexcept nogil:
@@ -220,7 +280,10 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
         st.seeds += 1
         st.regions += 1
     if not st.links_ready[a][L]:
-        _layer_links(st, a, L)
+        if st.layer_scan:
+            _row_links(st, a, L)
+        else:
+            _layer_links(st, a, L)
     if st.frame_a != a or st.frame_L != L:
         set_frame(st, a, L)
     if (((st.hlink[a][L][v] << 1) | st.hlink[a][L][v]
@@ -533,8 +596,105 @@ cdef void _seed_planes(State* st) noexcept nogil:
                 st.plane[a][SPREAD_U[u] | SPREAD_V[v]] = slab[u * su + v * sv]
 
 
+cdef void _start_chunk(State* st, bint layer_scan) noexcept nogil:
+    """Clear the per-chunk state: no Parity, claims, links or output yet."""
+    memset(st.claims, 0, sizeof(st.claims))
+    memset(st.links_ready, 0, sizeof(st.links_ready))
+    st.layer_scan = layer_scan
+    if layer_scan:
+        memset(st.slab_wall_rows, 0, sizeof(st.slab_wall_rows))
+    else:
+        memset(st.pcol, 0, sizeof(st.pcol))
+        memset(st.prow, 0, sizeof(st.prow))
+        memset(st.pcolt, 0, sizeof(st.pcolt))
+        memset(st.halo_walls_ready, 0, sizeof(st.halo_walls_ready))
+    st.n_positions = 0
+    st.n_triangles = 0
+    st.error = ERR_NONE
+    st.frame_a = -1             # no current layer yet
+    st.regions = 0
+    st.seeds = 0
+    st.seeds_claimed = 0
+
+
+cdef void _finish_chunk(State* st) noexcept nogil:
+    """Reset the weld and S entries the chunk touched."""
+    cdef int e
+    for e in range(st.n_s_touched):
+        st.in_s[st.s_touched[e]] = 0
+    st.n_s_touched = 0
+    for e in range(st.n_positions):
+        st.weld[st.weld_key[e]] = 0
+
+
+cdef void _scan_layer(State* st, int a, int L) noexcept nogil:
+    """Seed every unclaimed face cell of layer L of axis a, row by row: the
+    voxels below (slab L - 1) and above (slab L), one solid and one empty."""
+    cdef const uint32_t* solid_below = st.solid[a][L]
+    cdef const uint32_t* solid_above = st.solid[a][L + 1]
+    cdef const uint16_t* voxel
+    cdef uint32_t faces, seeds
+    cdef int v, u, started
+    cdef int su = PAD_STRIDE[a][1], sv = PAD_STRIDE[a][2]
+    cdef uint32_t any_face = 0
+    for v in range(32):
+        any_face |= solid_below[v] ^ solid_above[v]
+    if any_face == 0:
+        return
+    for v in range(32):
+        faces = solid_below[v] ^ solid_above[v]
+        if faces == 0:
+            continue
+        seeds = faces & ~st.claims[a][L][v]
+        started = 0
+        while seeds:
+            u = ret_ctz32(seeds)
+            voxel = _slab(st, a, L) + u * su + v * sv
+            if (solid_above[v] >> u) & 1:
+                _new_region(st, a, L, u, v, False, voxel[0])
+            else:
+                _new_region(st, a, L, u, v, True, voxel[-PAD_STRIDE[a][0]])
+            started += 1
+            seeds &= ~st.claims[a][L][v]
+        if st.metrics:
+            st.seeds += ret_popcount32(faces) - started
+            st.seeds_claimed += ret_popcount32(faces) - started
+
+
+cdef void _mesh_rows(State* st) noexcept nogil:
+    """Mesh st.pad by the layer-by-layer scan (no octree): solid masks give
+    the seeds of each layer, voxel rows the fill links of the layers that
+    regions need."""
+    cdef int a, L
+    cdef double t0 = 0
+    _start_chunk(st, True)
+    if st.metrics:
+        t0 = ret_now()
+    start_rows(st)
+    solid_masks(st)
+    if st.metrics:
+        st.t_gather = ret_now() - t0
+        t0 = ret_now()
+    for a in range(3):
+        for L in range(33 if st.emit_upper[a] else 32):
+            _scan_layer(st, a, L)
+    if st.metrics:
+        st.t_scan = ret_now() - t0
+    _finish_chunk(st)
+
+
+cdef void _mesh_dense(State* st, const uint16_t[:, :, ::1] chunk) noexcept nogil:
+    """Mesh st.pad, whose interior is chunk: by the layer scan, or by the
+    double walk over the chunk's compact octree when st.walks."""
+    if st.walks:
+        _mesh_state(st, compact_from_dense_c(chunk, st.nodes))
+    else:
+        _mesh_rows(st)
+
+
 cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
-    """Mesh st.pad whose interior's compact stream is st.nodes[:n_nodes]."""
+    """Mesh st.pad whose interior's compact stream is st.nodes[:n_nodes] by
+    the double walk."""
     cdef int a, u, v, e, su, sv
     cdef const uint16_t* slab
     cdef uint16_t below, above
@@ -543,19 +703,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     cdef uint32_t lanes
     cdef uint64_t word
     cdef double t0 = 0
-    memset(st.pcol, 0, sizeof(st.pcol))
-    memset(st.prow, 0, sizeof(st.prow))
-    memset(st.pcolt, 0, sizeof(st.pcolt))
-    memset(st.claims, 0, sizeof(st.claims))
-    memset(st.halo_walls_ready, 0, sizeof(st.halo_walls_ready))
-    memset(st.links_ready, 0, sizeof(st.links_ready))
-    st.n_positions = 0
-    st.n_triangles = 0
-    st.error = ERR_NONE
-    st.frame_a = -1             # no current layer yet
-    st.regions = 0
-    st.seeds = 0
-    st.seeds_claimed = 0
+    _start_chunk(st, False)
     # gathering
     if st.metrics:
         t0 = ret_now()
@@ -607,12 +755,7 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
                     _seed(st, a, 32, u, v, below, above)
     if st.metrics:
         st.t_scan = ret_now() - t0
-    # reset the touched weld and S entries
-    for e in range(st.n_s_touched):
-        st.in_s[st.s_touched[e]] = 0
-    st.n_s_touched = 0
-    for e in range(st.n_positions):
-        st.weld[st.weld_key[e]] = 0
+    _finish_chunk(st)
 
 
 cdef bint _all_empty(const uint16_t* pad) noexcept nogil:
@@ -744,7 +887,7 @@ cdef bint _mesh_run_chunk(BatchRun* run, const uint16_t[:, :, ::1] block, const 
         origin[a] = 32 * chunk[a]
         key_origin[a] = origin[a] - run.lo[a]
         st.emit_upper[a] = chunk[a] == run.last[a]
-    _mesh_state(st, compact_from_dense_c(block[1:33, 1:33, 1:33], st.nodes))
+    _mesh_dense(st, block[1:33, 1:33, 1:33])
     if st.error == ERR_NONE and st.n_triangles:
         if run.kept % 64 == 0:
             cap = run.kept + 64
@@ -899,21 +1042,29 @@ cdef class Mesher:
     ``mesh_padded(padded, emit_upper)`` a chunk with its neighbours' halo;
     ``make_triangles(tree, to_material, on_triangle)`` is the seed's callback
     API.  With ``metrics=True`` each call records ``last_metrics``.
+
+    An octree is meshed by the seed's double walk over it; a dense array by
+    the layer-by-layer scan of its voxel rows (the seed's alternative to the
+    walk, faster when the voxels are at hand), or by the double walk over
+    its octree with ``walks=True``.  Both give the same triangles.
     """
     cdef State* st
     cdef object _standalone      # (34, 34, 34) zero-halo buffer for mesh()
     cdef object _block           # (34, 34, 34) buffer for mesh_volume_batch()
     cdef object _lock
     cdef readonly bint metrics
+    cdef readonly bint walks
     cdef object _last_metrics
 
-    def __cinit__(self, metrics=False):
+    def __cinit__(self, metrics=False, walks=False):
         # zeroed pages: every table starts empty, and untouched parts cost nothing
         self.st = <State*>calloc(1, sizeof(State))
         if self.st == NULL:
             raise MemoryError("cannot allocate the mesher state")
         self.st.metrics = bool(metrics)
         self.metrics = bool(metrics)
+        self.st.walks = bool(walks)
+        self.walks = bool(walks)
         self._standalone = np.zeros((P, P, P), dtype=np.uint16)
         self._block = np.zeros((P, P, P), dtype=np.uint16)
         self._lock = threading.Lock()
@@ -1062,9 +1213,9 @@ cdef class Mesher:
                 st.error = ERR_NONE
                 st.regions = st.seeds = st.seeds_claimed = 0
                 st.t_gather = st.t_scan = 0
+            elif nodes is None:
+                _mesh_dense(st, pad[1:33, 1:33, 1:33])
             else:
-                if nodes is None:
-                    n_nodes = compact_from_dense_c(pad[1:33, 1:33, 1:33], st.nodes)
                 _mesh_state(st, n_nodes)
         st.pad = NULL
         if st.error != ERR_NONE:

@@ -5,8 +5,10 @@ Per chunk: exact cover, watertight without T-junctions, triangle count equal
 to the formula's minimum (single material) or within 2% of it (several
 materials; the largest excess seen is printed at the end of the module),
 determinism (meshing again, and meshing a copy, gives identical arrays), and
-positions unique, integer-valued and within 0..32.  A failure is shrunk to a
-small grid and reported as a numpy literal.
+positions unique, integer-valued and within 0..32.  The seed's double walk
+(meshing the chunk's octree, or ``Mesher(walks=True)``) must give the same
+triangles as the layer scan that meshes dense input.  A failure is shrunk to
+a small grid and reported as a numpy literal.
 """
 import numpy as np
 import pytest
@@ -42,6 +44,11 @@ def same_arrays(a, b):
                for name in ("positions", "triangles", "materials", "faces"))
 
 
+def assert_same_triangles(scanned, walked, what):
+    assert np.array_equal(mc.oriented_triangles(scanned), mc.oriented_triangles(walked)), \
+        f"the layer scan and the double walk give different triangles on {what}"
+
+
 def check_chunk_mesh(grid, mesh, max_excess):
     """All guarantees of one standalone chunk mesh; returns (triangles, minimum)."""
     positions = np.asarray(mesh.positions)
@@ -65,6 +72,7 @@ def check_chunk(description, grid, max_excess=0.0):
     assert same_arrays(mesh, rc.mesh_chunk(grid)), f"mesh_chunk is not deterministic on {description}"
     assert same_arrays(mesh, rc.mesh_chunk(np.array(grid, order="F"))), \
         f"mesh_chunk depends on the memory layout of its input on {description}"
+    assert_same_triangles(mesh, rc.mesh_chunk(rc.CompactOctree.from_dense(grid)), description)
     try:
         triangles, minimum = check_chunk_mesh(grid, mesh, max_excess)
     except AssertionError as error:
@@ -223,8 +231,9 @@ def test_make_triangles_callbacks(example, source, salt):
 
 # --------------------------------------------------------------------------- padded chunks
 
-def mesh_by_padded_chunks(grid):
-    """Mesh any grid chunk by chunk with ``Mesher.mesh_padded`` and weld the pieces.
+def mesh_by_padded_chunks(grid, walks=False):
+    """Mesh any grid chunk by chunk with ``Mesher(walks=walks).mesh_padded``
+    and weld the pieces.
 
     Each chunk gets one voxel of halo from its neighbours (empty outside the
     grid); it emits its upper layer along an axis only when it is the last
@@ -233,7 +242,7 @@ def mesh_by_padded_chunks(grid):
     counts = [-(-n // vs.CHUNK) for n in grid.shape]
     padded = np.zeros([c * vs.CHUNK + 2 for c in counts], np.uint16)
     padded[1:grid.shape[0] + 1, 1:grid.shape[1] + 1, 1:grid.shape[2] + 1] = grid
-    mesher = rc.Mesher()
+    mesher = rc.Mesher(walks=walks)
     parts = []
     for index in np.ndindex(*counts):
         low = [i * vs.CHUNK for i in index]
@@ -250,8 +259,10 @@ def mesh_by_padded_chunks(grid):
 
 
 def check_padded(description, grid, max_excess):
+    mesh = mesh_by_padded_chunks(grid)
+    assert_same_triangles(mesh, mesh_by_padded_chunks(grid, walks=True), f"padded chunks of {description}")
     try:
-        mc.check_mesh(grid, mesh_by_padded_chunks(grid), seams=vs.CHUNK, max_excess=max_excess)
+        mc.check_mesh(grid, mesh, seams=vs.CHUNK, max_excess=max_excess)
     except AssertionError as error:
         def fails(g):
             try:
@@ -307,6 +318,8 @@ def test_padded_chunk_covers_exactly_its_own_faces(example, emit_upper):
     owned = ((faces[:, mc.LAYER] >= 0) & (faces[:, mc.LAYER] <= top)
              & (faces[:, [mc.U, mc.V]] >= 0).all(axis=1) & (faces[:, [mc.U, mc.V]] < 32).all(axis=1))
     mesh = rc.Mesher().mesh_padded(padded, emit_upper=emit_upper)
+    assert_same_triangles(mesh, rc.Mesher(walks=True).mesh_padded(padded, emit_upper=emit_upper),
+                          f"padded {description}")
     try:
         mc.check_cover_of_faces(faces[owned], mesh)
     except AssertionError as error:

@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+import meshcheck as mc
 import reticulate_core as rc
 from reticulate_core.octree import CompactOctree, Fixed8Octree
 from reticulate_core.samples import SCENARIOS, scenario_chunk
@@ -194,13 +195,17 @@ def test_to_material_result_is_validated():
 
 @pytest.mark.parametrize("name", ["sphere", "noise", "multi_terrain"])
 def test_dense_compact_and_fixed8_give_the_same_mesh(name):
+    # Octrees and Mesher(walks=True) take the double walk: the same arrays.
+    # Dense input takes the layer scan: the same triangles, in another order.
     grid = scenario_chunk(name)
-    mesher = rc.Mesher()
-    dense = mesher.mesh(grid)
+    walked = rc.Mesher(walks=True).mesh(grid)
     for tree in (CompactOctree.from_dense(grid), Fixed8Octree.from_dense(grid)):
-        other = mesher.mesh(tree)
+        other = rc.Mesher().mesh(tree)
         for field in ("positions", "triangles", "materials", "faces"):
-            np.testing.assert_array_equal(getattr(dense, field), getattr(other, field))
+            np.testing.assert_array_equal(getattr(walked, field), getattr(other, field))
+    scanned = rc.Mesher().mesh(grid)
+    np.testing.assert_array_equal(mc.oriented_triangles(scanned), mc.oriented_triangles(walked))
+    assert scanned.n_vertices == walked.n_vertices
 
 
 def test_other_integer_dtypes_and_bool():

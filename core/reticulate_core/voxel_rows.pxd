@@ -1,0 +1,210 @@
+# Voxel rows of the layer-by-layer scan (seed: "querying ... materials
+# during a layer-by-layer Parity scan"): each axis frame (a; u, v) sees the
+# padded chunk as rows of 34 voxels contiguous along u, so one row compare
+# gives 32 bits at once.  Frame 1 (y; z, x) reads the padded array itself;
+# frames 0 (x; y, z) and 2 (z; x, y) read transposed copies.
+from libc.stdint cimport uint16_t, uint32_t
+
+from libc.string cimport memcpy, memset
+
+from reticulate_core.chunk_state cimport P, PP, State
+
+cdef extern from *:
+    """
+    /* out[c] bit r = in[r] bit c: a 32 x 32 bit matrix transposed, rows r
+       and r + 16 side by side in one 64-bit word (Hacker's Delight 7-3) */
+    #define RET_SWAP(j, m) \
+        for (k = 0; k < 16; k++) if (!(k & j)) { \
+            t = ((w[k] >> j) ^ w[k + j]) & (m); w[k] ^= t << j; w[k + j] ^= t; }
+    static inline void ret_transpose32(const unsigned int* in, unsigned int* out) {
+        unsigned long long w[16], t;
+        int k;
+        for (k = 0; k < 16; k++) {
+            w[k] = in[k] | ((unsigned long long)in[k + 16] << 32);
+            t = ((w[k] >> 16) ^ (w[k] >> 32)) & 0xFFFFull;
+            w[k] ^= (t << 16) | (t << 32);
+        }
+        RET_SWAP(8, 0x00FF00FF00FF00FFull)
+        RET_SWAP(4, 0x0F0F0F0F0F0F0F0Full)
+        RET_SWAP(2, 0x3333333333333333ull)
+        RET_SWAP(1, 0x5555555555555555ull)
+        for (k = 0; k < 16; k++) {
+            out[k] = (unsigned int)w[k];
+            out[k + 16] = (unsigned int)(w[k] >> 32);
+        }
+    }
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    /* bit k: a[k] == b[k], k < 32 */
+    static inline unsigned int ret_equal32(const unsigned short* a, const unsigned short* b) {
+        __m128i e0 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)a), _mm_loadu_si128((const __m128i*)b));
+        __m128i e1 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)(a + 8)), _mm_loadu_si128((const __m128i*)(b + 8)));
+        __m128i e2 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)(a + 16)), _mm_loadu_si128((const __m128i*)(b + 16)));
+        __m128i e3 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)(a + 24)), _mm_loadu_si128((const __m128i*)(b + 24)));
+        return (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e0, e1))
+            | ((unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e2, e3)) << 16);
+    }
+    /* bit k: a[k] == 0, k < 32 */
+    static inline unsigned int ret_zero32(const unsigned short* a) {
+        __m128i z = _mm_setzero_si128();
+        __m128i e0 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)a), z);
+        __m128i e1 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)(a + 8)), z);
+        __m128i e2 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)(a + 16)), z);
+        __m128i e3 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)(a + 24)), z);
+        return (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e0, e1))
+            | ((unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e2, e3)) << 16);
+    }
+    /* dst[c * ds + r] = src[r * rs + c] for an 8 x 8 block */
+    static inline void ret_transpose8(const unsigned short* src, int rs, unsigned short* dst, int ds) {
+        __m128i r0 = _mm_loadu_si128((const __m128i*)(src));
+        __m128i r1 = _mm_loadu_si128((const __m128i*)(src + rs));
+        __m128i r2 = _mm_loadu_si128((const __m128i*)(src + 2 * rs));
+        __m128i r3 = _mm_loadu_si128((const __m128i*)(src + 3 * rs));
+        __m128i r4 = _mm_loadu_si128((const __m128i*)(src + 4 * rs));
+        __m128i r5 = _mm_loadu_si128((const __m128i*)(src + 5 * rs));
+        __m128i r6 = _mm_loadu_si128((const __m128i*)(src + 6 * rs));
+        __m128i r7 = _mm_loadu_si128((const __m128i*)(src + 7 * rs));
+        __m128i t0 = _mm_unpacklo_epi16(r0, r1), t1 = _mm_unpackhi_epi16(r0, r1);
+        __m128i t2 = _mm_unpacklo_epi16(r2, r3), t3 = _mm_unpackhi_epi16(r2, r3);
+        __m128i t4 = _mm_unpacklo_epi16(r4, r5), t5 = _mm_unpackhi_epi16(r4, r5);
+        __m128i t6 = _mm_unpacklo_epi16(r6, r7), t7 = _mm_unpackhi_epi16(r6, r7);
+        __m128i u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2);
+        __m128i u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3);
+        __m128i u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6);
+        __m128i u6 = _mm_unpacklo_epi32(t5, t7), u7 = _mm_unpackhi_epi32(t5, t7);
+        _mm_storeu_si128((__m128i*)(dst), _mm_unpacklo_epi64(u0, u4));
+        _mm_storeu_si128((__m128i*)(dst + ds), _mm_unpackhi_epi64(u0, u4));
+        _mm_storeu_si128((__m128i*)(dst + 2 * ds), _mm_unpacklo_epi64(u1, u5));
+        _mm_storeu_si128((__m128i*)(dst + 3 * ds), _mm_unpackhi_epi64(u1, u5));
+        _mm_storeu_si128((__m128i*)(dst + 4 * ds), _mm_unpacklo_epi64(u2, u6));
+        _mm_storeu_si128((__m128i*)(dst + 5 * ds), _mm_unpackhi_epi64(u2, u6));
+        _mm_storeu_si128((__m128i*)(dst + 6 * ds), _mm_unpacklo_epi64(u3, u7));
+        _mm_storeu_si128((__m128i*)(dst + 7 * ds), _mm_unpackhi_epi64(u3, u7));
+    }
+    #else
+    static inline unsigned int ret_equal32(const unsigned short* a, const unsigned short* b) {
+        unsigned int m = 0;
+        for (int k = 0; k < 32; k++) m |= (unsigned int)(a[k] == b[k]) << k;
+        return m;
+    }
+    static inline unsigned int ret_zero32(const unsigned short* a) {
+        unsigned int m = 0;
+        for (int k = 0; k < 32; k++) m |= (unsigned int)(a[k] == 0) << k;
+        return m;
+    }
+    static inline void ret_transpose8(const unsigned short* src, int rs, unsigned short* dst, int ds) {
+        for (int r = 0; r < 8; r++)
+            for (int c = 0; c < 8; c++) dst[c * ds + r] = src[r * rs + c];
+    }
+    #endif
+    """
+    uint32_t ret_equal32(const uint16_t* a, const uint16_t* b) noexcept nogil
+    uint32_t ret_zero32(const uint16_t* a) noexcept nogil
+    void ret_transpose8(const uint16_t* src, int rs, uint16_t* dst, int ds) noexcept nogil
+    void ret_transpose32(const uint32_t* src, uint32_t* dst) noexcept nogil
+
+
+cdef inline uint32_t differ32(const uint16_t* a, const uint16_t* b) noexcept nogil:
+    """Bit k: a[k] != b[k], for k < 32."""
+    return ~ret_equal32(a, b)
+
+
+cdef inline uint32_t solid32(const uint16_t* a) noexcept nogil:
+    """Bit k: a[k] != 0 (a solid voxel), for k < 32."""
+    return ~ret_zero32(a)
+
+
+cdef inline void _transpose34(const uint16_t* src, int rs, uint16_t* dst, int ds) noexcept nogil:
+    """dst[c * ds + r] = src[r * rs + c] for r, c < 34: 8 x 8 blocks, then the last two rows and columns."""
+    cdef int r, c
+    for r in range(0, 32, 8):
+        for c in range(0, 32, 8):
+            ret_transpose8(src + r * rs + c, rs, dst + c * ds + r, ds)
+    for r in range(32, 34):
+        for c in range(34):
+            dst[c * ds + r] = src[r * rs + c]
+    for r in range(32):
+        for c in range(32, 34):
+            dst[c * ds + r] = src[r * rs + c]
+
+
+cdef inline void start_rows(State* st) noexcept nogil:
+    """Frame row addressing of st.pad; no transposed slab built yet."""
+    st.row_base[0] = st.frame_voxels[0]
+    st.row_layer[0], st.row_v[0] = PP, P
+    st.row_base[1] = st.pad
+    st.row_layer[1], st.row_v[1] = P, PP
+    st.row_base[2] = st.frame_voxels[1]
+    st.row_layer[2], st.row_v[2] = PP, P
+    memset(st.slab_rows_ready, 0, sizeof(st.slab_rows_ready))
+
+
+cdef inline void ensure_slab_rows(State* st, int a, int slab) noexcept nogil:
+    """Make the voxel rows of slab ``slab`` (-1..32) of axis a's frame
+    readable: frame 0 transposes its x slab, frame 2 the group of eight z
+    slabs holding it (the last group is 32, 33: two slabs)."""
+    cdef int k = slab + 1, k0, j, i, kk
+    cdef uint16_t* t
+    if a == 1 or st.slab_rows_ready[a][k]:
+        return
+    if a == 0:
+        _transpose34(st.pad + k * PP, P, st.frame_voxels[0] + k * PP, P)     # (y, z) -> (z, y)
+        st.slab_rows_ready[0][k] = True
+        return
+    # frame 2: frame_voxels[1][kk * PP + j * P + i] = pad[i * PP + j * P + kk]
+    t = st.frame_voxels[1]
+    k0 = k & ~7
+    if k0 == 32:
+        for i in range(P):
+            for j in range(P):
+                t[32 * PP + j * P + i] = st.pad[i * PP + j * P + 32]
+                t[33 * PP + j * P + i] = st.pad[i * PP + j * P + 33]
+    else:
+        for j in range(P):
+            for i in range(0, 32, 8):
+                ret_transpose8(st.pad + i * PP + j * P + k0, PP, t + k0 * PP + j * P + i, PP)
+            for kk in range(k0, k0 + 8):
+                t[kk * PP + j * P + 32] = st.pad[32 * PP + j * P + kk]
+                t[kk * PP + j * P + 33] = st.pad[33 * PP + j * P + kk]
+    for kk in range(k0, min(k0 + 8, P)):
+        st.slab_rows_ready[2][kk] = True
+
+
+cdef inline const uint16_t* voxel_row(State* st, int a, int layer, int v) noexcept nogil:
+    """Voxels (layer, u, v) of axis a's frame at u = 0..31 (layer, v in -1..32;
+    entries -1 and 32 of the row are its halo); ensure_slab_rows first."""
+    return st.row_base[a] + (layer + 1) * st.row_layer[a] + (v + 1) * st.row_v[a] + 1
+
+
+cdef inline void solid_masks(State* st) noexcept nogil:
+    """st.solid[a][slab + 1][v] bit u: voxel (slab, u, v) of axis a's frame
+    is solid, for slabs -1..32: rows along z of the pad, transposed as bit
+    matrices for frames 0 and 2."""
+    cdef uint32_t along_z[P][P]        # [x + 1][y + 1] bit z: pad voxel (x, y, z) is solid
+    cdef uint32_t column[32]
+    cdef uint32_t lower, upper
+    cdef int x, y, z
+    for x in range(P):
+        for y in range(P):
+            along_z[x][y] = solid32(st.pad + x * PP + y * P + 1)
+    for x in range(P):
+        # frame 0 (x; y, z): slab x, row z, bit y
+        ret_transpose32(&along_z[x][1], st.solid[0][x])
+    for y in range(P):
+        # frame 1 (y; z, x): slab y, row x, bit z
+        for x in range(32):
+            st.solid[1][y][x] = along_z[x + 1][y]
+    for y in range(32):
+        # frame 2 (z; x, y): slab z, row y, bit x; slabs -1 and 32 are the z halo
+        for x in range(32):
+            column[x] = along_z[x + 1][y + 1]
+        ret_transpose32(column, column)
+        for z in range(32):
+            st.solid[2][z + 1][y] = column[z]
+        lower = upper = 0
+        if not st.halo_empty:
+            for x in range(32):
+                lower |= (<uint32_t>(st.pad[(x + 1) * PP + (y + 1) * P] != 0)) << x
+                upper |= (<uint32_t>(st.pad[(x + 1) * PP + (y + 1) * P + 33] != 0)) << x
+        st.solid[2][0][y] = lower
+        st.solid[2][33][y] = upper
