@@ -2,7 +2,8 @@
 
 Every ``reticulate_core/*.pyx`` becomes one extension module.  Set
 ``RETICULATE_BOUNDSCHECK=1`` to compile with bounds and wraparound checks on
-(the property tests are run against such a build too).
+and with the portable C row kernels instead of the SSE2 ones (the property
+tests are run against such a build too, so both kernels are tested).
 """
 import glob
 import os
@@ -27,7 +28,8 @@ extensions = [
         [os.path.relpath(path, here)],
         include_dirs=[numpy.get_include()],
         extra_compile_args=["-O3"],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
+        + ([("RETICULATE_PORTABLE", "1")] if checked else []),
     )
     for path in sources
 ]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build reticulate_core from a clean copy of core/ and install it with .venv's
 # pip: into .venv itself, or with `--target DIR` into DIR.  `--checked`
-# compiles the Cython kernels with bounds and wraparound checks on.  The clean
+# compiles the Cython kernels with bounds and wraparound checks on, and the
+# portable C row kernels in place of the SSE2 ones.  The clean
 # copy keeps in-place development builds (.c/.so files, core/build) out of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -84,6 +84,7 @@ cdef struct State:
     bint walks                   # mesh dense input by the double walk over its octree, not the layer scan
     bint layer_scan              # the current chunk is meshed by the layer scan
     uint32_t solid[3][34][32]    # [a][slab + 1][v] bit u: voxel (slab, u, v) solid
+    bint one_material            # one material in the chunk and its face halo: links need no walls
     uint16_t frame_voxels[2][PPP]
     bint slab_rows_ready[3][34]
     const uint16_t* row_base[3]

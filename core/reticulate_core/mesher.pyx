@@ -216,6 +216,16 @@ cdef void _row_links(State* st, int a, int L) noexcept nogil:
     for v in range(32):
         faces[v] = below[v] ^ above[v]
     faces[32] = 0
+    if st.one_material:
+        # voxels are that material or empty: two face cells have the same
+        # voxels below and above iff their voxels below are both solid or both empty
+        for v in range(31):
+            st.hlink[a][L][v] = faces[v] & (faces[v] >> 1) & ~(below[v] ^ (below[v] >> 1))
+            st.vlink[a][L][v] = faces[v] & faces[v + 1] & ~(below[v] ^ below[v + 1])
+        st.hlink[a][L][31] = faces[31] & (faces[31] >> 1) & ~(below[31] ^ (below[31] >> 1))
+        st.vlink[a][L][31] = 0
+        st.links_ready[a][L] = True
+        return
     for v in range(32):
         if (faces[v] & (faces[v] >> 1)) | (faces[v] & faces[v + 1]):
             meet |= (<uint32_t>1) << v
@@ -1081,7 +1091,11 @@ cdef class Mesher:
 
     @property
     def last_metrics(self):
-        """Counters and walk times of the last chunk, or None without metrics."""
+        """Counters and walk times of the last chunk, or None without metrics.
+
+        ``gather_seconds`` is the gathering walk (for the layer scan: its
+        solid masks), ``scan_seconds`` the scanning walk (the layer scan,
+        with the links it computes on the way)."""
         return self._last_metrics
 
     def mesh(self, voxels):

@@ -2,12 +2,13 @@
 # during a layer-by-layer Parity scan"): each axis frame (a; u, v) sees the
 # padded chunk as rows of 34 voxels contiguous along u, so one row compare
 # gives 32 bits at once.  Frame 1 (y; z, x) reads the padded array itself;
-# frames 0 (x; y, z) and 2 (z; x, y) read transposed copies.
+# frames 0 (x; y, z) and 2 (z; x, y) read transposed copies, built slab by
+# slab when a layer's links need them.  The solid masks of every frame come
+# from the pad's rows along z and 32 x 32 bit-matrix transposes.
 from libc.stdint cimport uint16_t, uint32_t
-
 from libc.string cimport memcpy, memset
 
-from reticulate_core.chunk_state cimport P, PP, State
+from reticulate_core.chunk_state cimport P, PP, State, ret_ctz32
 
 cdef extern from *:
     """
@@ -33,7 +34,7 @@ cdef extern from *:
             out[k + 16] = (unsigned int)(w[k] >> 32);
         }
     }
-    #if defined(__SSE2__) || defined(_M_X64)
+    #if (defined(__SSE2__) || defined(_M_X64)) && !defined(RETICULATE_PORTABLE)
     #include <emmintrin.h>
     /* bit k: a[k] == b[k], k < 32 */
     static inline unsigned int ret_equal32(const unsigned short* a, const unsigned short* b) {
@@ -44,9 +45,9 @@ cdef extern from *:
         return (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e0, e1))
             | ((unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e2, e3)) << 16);
     }
-    /* bit k: a[k] == 0, k < 32 */
-    static inline unsigned int ret_zero32(const unsigned short* a) {
-        __m128i z = _mm_setzero_si128();
+    /* bit k: a[k] == m, k < 32 */
+    static inline unsigned int ret_value32(const unsigned short* a, unsigned short m) {
+        __m128i z = _mm_set1_epi16((short)m);
         __m128i e0 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)a), z);
         __m128i e1 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)(a + 8)), z);
         __m128i e2 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)(a + 16)), z);
@@ -54,6 +55,7 @@ cdef extern from *:
         return (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e0, e1))
             | ((unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e2, e3)) << 16);
     }
+    static inline unsigned int ret_zero32(const unsigned short* a) { return ret_value32(a, 0); }
     /* dst[c * ds + r] = src[r * rs + c] for an 8 x 8 block */
     static inline void ret_transpose8(const unsigned short* src, int rs, unsigned short* dst, int ds) {
         __m128i r0 = _mm_loadu_si128((const __m128i*)(src));
@@ -87,11 +89,12 @@ cdef extern from *:
         for (int k = 0; k < 32; k++) m |= (unsigned int)(a[k] == b[k]) << k;
         return m;
     }
-    static inline unsigned int ret_zero32(const unsigned short* a) {
-        unsigned int m = 0;
-        for (int k = 0; k < 32; k++) m |= (unsigned int)(a[k] == 0) << k;
-        return m;
+    static inline unsigned int ret_value32(const unsigned short* a, unsigned short m) {
+        unsigned int bits = 0;
+        for (int k = 0; k < 32; k++) bits |= (unsigned int)(a[k] == m) << k;
+        return bits;
     }
+    static inline unsigned int ret_zero32(const unsigned short* a) { return ret_value32(a, 0); }
     static inline void ret_transpose8(const unsigned short* src, int rs, unsigned short* dst, int ds) {
         for (int r = 0; r < 8; r++)
             for (int c = 0; c < 8; c++) dst[c * ds + r] = src[r * rs + c];
@@ -100,6 +103,7 @@ cdef extern from *:
     """
     uint32_t ret_equal32(const uint16_t* a, const uint16_t* b) noexcept nogil
     uint32_t ret_zero32(const uint16_t* a) noexcept nogil
+    uint32_t ret_value32(const uint16_t* a, uint16_t m) noexcept nogil
     void ret_transpose8(const uint16_t* src, int rs, uint16_t* dst, int ds) noexcept nogil
     void ret_transpose32(const uint32_t* src, uint32_t* dst) noexcept nogil
 
@@ -179,14 +183,23 @@ cdef inline const uint16_t* voxel_row(State* st, int a, int layer, int v) noexce
 cdef inline void solid_masks(State* st) noexcept nogil:
     """st.solid[a][slab + 1][v] bit u: voxel (slab, u, v) of axis a's frame
     is solid, for slabs -1..32: rows along z of the pad, transposed as bit
-    matrices for frames 0 and 2."""
+    matrices for frames 0 and 2.  Also st.one_material: the solid voxels of
+    the chunk and of its six face slabs of halo have one material."""
     cdef uint32_t along_z[P][P]        # [x + 1][y + 1] bit z: pad voxel (x, y, z) is solid
     cdef uint32_t column[32]
-    cdef uint32_t lower, upper
+    cdef uint32_t lower, upper, solid, other = 0
+    cdef uint16_t material = 0
+    cdef const uint16_t* row
     cdef int x, y, z
     for x in range(P):
         for y in range(P):
-            along_z[x][y] = solid32(st.pad + x * PP + y * P + 1)
+            row = st.pad + x * PP + y * P + 1
+            solid = solid32(row)
+            if solid and material == 0:
+                material = row[ret_ctz32(solid)]
+            other |= solid & ~ret_value32(row, material)
+            along_z[x][y] = solid
+    st.one_material = other == 0
     for x in range(P):
         # frame 0 (x; y, z): slab x, row z, bit y
         ret_transpose32(&along_z[x][1], st.solid[0][x])
@@ -204,7 +217,10 @@ cdef inline void solid_masks(State* st) noexcept nogil:
         lower = upper = 0
         if not st.halo_empty:
             for x in range(32):
-                lower |= (<uint32_t>(st.pad[(x + 1) * PP + (y + 1) * P] != 0)) << x
-                upper |= (<uint32_t>(st.pad[(x + 1) * PP + (y + 1) * P + 33] != 0)) << x
+                row = st.pad + (x + 1) * PP + (y + 1) * P
+                lower |= (<uint32_t>(row[0] != 0)) << x
+                upper |= (<uint32_t>(row[33] != 0)) << x
+                if (row[0] != 0 and row[0] != material) or (row[33] != 0 and row[33] != material):
+                    st.one_material = False
         st.solid[2][0][y] = lower
         st.solid[2][33][y] = upper
