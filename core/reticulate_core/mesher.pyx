@@ -20,7 +20,9 @@ Pipeline per chunk (all C, without the GIL):
    4-connected cells of the layer whose Parity bit is set, not across walls,
    i.e. Parity transitions of the perpendicular axes in the slabs above and
    below), WOVEN (triangulated with vertices exactly at the boundary points
-   of the vertex set S, see ``_is_vertex`` in vertices.pxd) and CLAIMED;
+   of the vertex set S, see ``_is_vertex`` in vertices.pxd: a lone cell or
+   a strip one cell wide directly, any other region by tracing its
+   boundary, trace.pyx, and weaving the cycles, weave.pyx) and CLAIMED;
 3. welding into a 33^3 index table.
 
 Dense input takes the layer scan instead of steps 1 and 2 (the seed: the
@@ -54,7 +56,7 @@ from reticulate_core.octree cimport (
 from reticulate_core.vertices cimport _emit, _weld
 from reticulate_core.voxel_rows cimport differ32, ensure_slab_rows, solid_masks, start_rows, voxel_row
 from reticulate_core.trace cimport trace_region
-from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_region
+from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_region, weave_strip
 from reticulate_core.weld cimport seam_key
 
 from reticulate_core.mesh import Mesh
@@ -308,15 +310,17 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
         st.claims[a][L][v] |= bit
         return
     _fill(st, a, L, u, v)
-    err = trace_region(st)
-    if err == ERR_NONE and st.n_cycles == 1 and st.n_nodes == 4:
-        # a rectangle whose sides hold no point of S: nodes 0..3 counter-clockwise
-        _emit(st, a, positive, material, st.nvert[0], st.nvert[1], st.nvert[2])
-        _emit(st, a, positive, material, st.nvert[0], st.nvert[2], st.nvert[3])
-    elif err == ERR_NONE and not (
-            (st.n_cycles == 1 and weave_cycle(st, st.cyc_head[0], a, positive, material))
-            or weave_partitioned(st, a, positive, material)):
-        err = weave_region(st, a, L, positive, material)
+    err = ERR_NONE
+    if not weave_strip(st, a, positive, material):
+        err = trace_region(st)
+        if err == ERR_NONE and st.n_cycles == 1 and st.n_nodes == 4:
+            # a rectangle whose sides hold no point of S: nodes 0..3 counter-clockwise
+            _emit(st, a, positive, material, st.nvert[0], st.nvert[1], st.nvert[2])
+            _emit(st, a, positive, material, st.nvert[0], st.nvert[2], st.nvert[3])
+        elif err == ERR_NONE and not (
+                (st.n_cycles == 1 and weave_cycle(st, st.cyc_head[0], a, positive, material))
+                or weave_partitioned(st, a, positive, material)):
+            err = weave_region(st, a, L, positive, material)
     if err != ERR_NONE and st.error == ERR_NONE:
         st.error = err
     for r in range(st.rv0, st.rv1 + 1):

@@ -5,11 +5,10 @@
 nodes: the points where the boundary turns and its points in S.  The
 weavers of weave.pyx triangulate these cycles.
 """
-from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 
-from reticulate_core.chunk_state cimport (
-    ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, frame_key, ret_ctz32)
-from reticulate_core.vertices cimport _extruded, _is_vertex, _weld
+from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32
+from reticulate_core.vertices cimport _straight_in_s, _weld
 
 cdef int DU[4]
 cdef int DV[4]
@@ -39,31 +38,6 @@ cdef void _edge_masks(State* st) noexcept nogil:
 cdef inline bint _has_edge(State* st, int u, int v, int d) noexcept nogil:
     """Boundary edge leaving lattice point (u, v) in direction d, region on its left."""
     return (st.edges[d][v] >> u) & 1
-
-
-cdef inline bint _straight_in_s(State* st, int pu, int pv, int d) noexcept nogil:
-    """Whether the point (pu, pv) of the current layer, where the boundary
-    goes straight on in direction d, is in S (then it is a node); S tests
-    are cached per chunk."""
-    cdef int c[3]
-    cdef int key
-    cdef const uint16_t* b = st.pad + st.pad0 + pu * st.pad_u + pv * st.pad_v
-    # a straight point is inside a run of edges along its step, so never on
-    # the chunk's border across it: _extruded applies
-    if d & 1 == 0:
-        if _extruded(b, st.pad_u, st.pad_a, st.pad_v):
-            return False
-    elif _extruded(b, st.pad_v, st.pad_a, st.pad_u):
-        return False
-    key = frame_key(st, pu, pv)
-    if st.in_s[key] == 0:
-        c[st.frame_a] = st.frame_L
-        c[st.axis_u] = pu
-        c[st.axis_v] = pv
-        st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
-        st.s_touched[st.n_s_touched] = key
-        st.n_s_touched += 1
-    return st.in_s[key] == 2
 
 
 cdef inline void _append_node(State* st, int pu, int pv, int last) noexcept nogil:

@@ -1,6 +1,7 @@
 # The vertices of the chunk mesher: membership of a lattice point in the
-# vertex set S (DESIGN.md, guarantee 3), welded output vertices and emitted
-# triangles.  Inline, so the walks and the weaver call them without a jump
+# vertex set S (DESIGN.md, guarantee 3), also for a straight boundary point
+# of the current layer, welded output vertices and emitted triangles.
+# Inline, so the walks, the trace and the weavers call them without a jump
 # between modules.
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 from libc.stdlib cimport realloc
@@ -76,6 +77,31 @@ cdef inline bint _extruded(const uint16_t* b, int sk, int s1, int s2) noexcept n
     have their quadrant labels in equal pairs), so p is not in S."""
     return (b[0] == b[sk] and b[s1] == b[s1 + sk] and b[s2] == b[s2 + sk]
             and b[s1 + s2] == b[s1 + s2 + sk])
+
+
+cdef inline bint _straight_in_s(State* st, int pu, int pv, int d) noexcept nogil:
+    """Whether the point (pu, pv) of the current layer, where the boundary
+    goes straight on in direction d, is in S (then it is a node); S tests
+    are cached per chunk."""
+    cdef int c[3]
+    cdef int key
+    cdef const uint16_t* b = st.pad + st.pad0 + pu * st.pad_u + pv * st.pad_v
+    # a straight point is inside a run of edges along its step, so never on
+    # the chunk's border across it: _extruded applies
+    if d & 1 == 0:
+        if _extruded(b, st.pad_u, st.pad_a, st.pad_v):
+            return False
+    elif _extruded(b, st.pad_v, st.pad_a, st.pad_u):
+        return False
+    key = frame_key(st, pu, pv)
+    if st.in_s[key] == 0:
+        c[st.frame_a] = st.frame_L
+        c[st.axis_u] = pu
+        c[st.axis_v] = pv
+        st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
+        st.s_touched[st.n_s_touched] = key
+        st.n_s_touched += 1
+    return st.in_s[key] == 2
 
 
 cdef inline int _weld(State* st, int u, int v) noexcept nogil:

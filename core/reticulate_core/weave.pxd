@@ -15,3 +15,6 @@ cdef bint weave_cycle(State* st, int head, int a, int positive, uint16_t materia
 # Triangulate traced cycles cut into monotone pieces; False, emitting nothing
 # and leaving the cycles as traced, at a pinch point.
 cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil
+# Weave a region one cell wide (a run of one row or of one column) without
+# a trace; False, doing nothing, for any other region.
+cdef bint weave_strip(State* st, int a, int positive, uint16_t material) noexcept nogil

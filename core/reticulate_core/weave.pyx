@@ -1,19 +1,22 @@
 # cython: language_level=3
-"""Weaving one traced region (seed: "Weave connected region").
+"""Weaving one region (seed: "Weave connected region").
 
-The cycles of polygon nodes that ``trace.trace_region`` found are triangulated
-with no vertex but the nodes, so a region gets exactly B - 2 chi triangles
-(DESIGN.md, guarantee 3): ``weave_monotone`` weaves one cycle monotone in
-sweep order (v, u) (``weave_cycle`` tries the mirrored order (v, -u) too);
-``weave_partitioned`` first cuts the cycles into such
-pieces; ``weave_region`` (ear and diagonal cutting) takes the regions with
-a pinch point.
+A region is triangulated with no vertex but its nodes, so it gets exactly
+B - 2 chi triangles (DESIGN.md, guarantee 3).  ``weave_strip`` weaves a
+region one cell wide straight from its row masks.  Any other region is
+traced first (``trace.trace_region``) and its cycles of polygon nodes
+woven: ``weave_monotone`` weaves one cycle monotone in sweep order (v, u)
+(``weave_cycle`` tries the mirrored order (v, -u) too);
+``weave_partitioned`` first cuts the cycles into such pieces;
+``weave_region`` (ear and diagonal cutting) takes the regions with a pinch
+point.
 """
-from libc.stdint cimport int64_t, uint16_t
+from libc.stdint cimport int64_t, uint16_t, uint32_t
 from libc.string cimport memcpy, memset
 
-from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_WEAVE, MAX_POLYS, POOL, State
-from reticulate_core.vertices cimport _emit
+from reticulate_core.chunk_state cimport (
+    ERR_NONE, ERR_POOL, ERR_WEAVE, MAX_POLYS, POOL, State, ret_ctz32, ret_popcount32)
+from reticulate_core.vertices cimport _emit, _straight_in_s, _weld
 
 
 cdef inline int64_t _cross(int ox, int oy, int ax, int ay, int bx, int by) noexcept nogil:
@@ -557,4 +560,62 @@ cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) n
                 break
         if not weave_monotone(st, head, a, positive, material):
             return _undo_partition(st, n, first_triangle)
+    return True
+
+
+# ---------------------------------------------------------------- strips
+
+cdef int _strip_side(State* st, int lo, int hi, int fixed, int d, int* at, int* vertex) noexcept nogil:
+    """Nodes of a straight side of a strip, from coordinate lo to hi along
+    it (u for d = 0, 2; v for d = 1, 3) at coordinate ``fixed`` across: both
+    ends and the points between them in S.  Returns their number."""
+    cdef int t, n = 0
+    for t in range(lo, hi + 1):
+        if t == lo or t == hi or (_straight_in_s(st, t, fixed, d) if d & 1 == 0
+                                  else _straight_in_s(st, fixed, t, d)):
+            at[n] = t
+            vertex[n] = _weld(st, t, fixed) if d & 1 == 0 else _weld(st, fixed, t)
+            n += 1
+    return n
+
+
+cdef bint weave_strip(State* st, int a, int positive, uint16_t material) noexcept nogil:
+    """Weave a filled region one cell wide, a run of one row or of one
+    column, without tracing it; False (nothing done) for any other region.
+
+    Its nodes are its four corners and the points of its two long sides in
+    S (the short sides have none between their ends).  A zipper from the
+    first corner steps along one side or the other, taking the nearer next
+    node: every triangle has two nodes on one side and one on the other, so
+    none is degenerate, and n nodes give n - 2 triangles.
+    """
+    cdef int lower_at[33]
+    cdef int lower[33]
+    cdef int upper_at[33]
+    cdef int upper[33]
+    cdef uint32_t row = st.region[st.rv0]
+    cdef int m, n, i = 0, j = 0, v, lo
+    if st.rv0 == st.rv1:
+        # cells lo..lo + k - 1 of row v: lower side v going +u, upper side v + 1
+        lo = ret_ctz32(row)
+        m = _strip_side(st, lo, lo + ret_popcount32(row), st.rv0, 0, lower_at, lower)
+        n = _strip_side(st, lo, lo + ret_popcount32(row), st.rv0 + 1, 2, upper_at, upper)
+    else:
+        if row & (row - 1):
+            return False
+        for v in range(st.rv0 + 1, st.rv1 + 1):
+            if st.region[v] != row:
+                return False
+        # column u of rows rv0..rv1: "lower" side u + 1 going +v, "upper" side u
+        lo = ret_ctz32(row)
+        m = _strip_side(st, st.rv0, st.rv1 + 1, lo + 1, 1, lower_at, lower)
+        n = _strip_side(st, st.rv0, st.rv1 + 1, lo, 3, upper_at, upper)
+    # (lower i, lower i + 1, upper j) and (lower i, upper j + 1, upper j) are counter-clockwise
+    while i < m - 1 or j < n - 1:
+        if j == n - 1 or (i < m - 1 and lower_at[i + 1] <= upper_at[j + 1]):
+            _emit(st, a, positive, material, lower[i], lower[i + 1], upper[j])
+            i += 1
+        else:
+            _emit(st, a, positive, material, lower[i], upper[j + 1], upper[j])
+            j += 1
     return True
