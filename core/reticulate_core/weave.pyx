@@ -408,21 +408,26 @@ cdef enum:
 
 
 cdef void _sort_sweep(State* st, int n) noexcept nogil:
-    """st.sweep[:n] = nodes 0..n-1 in rising key order (Shell sort, Ciura gaps)."""
-    cdef int gaps[8]
-    cdef int g, gap, i, j, x
-    gaps[:] = [701, 301, 132, 57, 23, 10, 4, 1]
+    """st.sweep[:n] = nodes 0..n-1 in rising key order: bucketed by row v
+    (keys are v-major), each row kept sorted by insertion."""
+    cdef int first[34]
+    cdef int fill[33]
+    cdef int i, j, v, key
+    memset(first, 0, sizeof(first))
     for i in range(n):
-        st.sweep[i] = i
-    for g in range(8):
-        gap = gaps[g]
-        for i in range(gap, n):
-            x = st.sweep[i]
-            j = i
-            while j >= gap and st.nkey[st.sweep[j - gap]] > st.nkey[x]:
-                st.sweep[j] = st.sweep[j - gap]
-                j -= gap
-            st.sweep[j] = x
+        first[st.nv[i] + 1] += 1
+    for v in range(33):
+        first[v + 1] += first[v]
+        fill[v] = first[v]
+    for i in range(n):
+        v = st.nv[i]
+        key = st.nkey[i]
+        j = fill[v]
+        fill[v] += 1
+        while j > first[v] and st.nkey[st.sweep[j - 1]] > key:
+            st.sweep[j] = st.sweep[j - 1]
+            j -= 1
+        st.sweep[j] = i
 
 
 cdef inline int _status_left_of(State* st, int n_status, int v) noexcept nogil:
