@@ -77,17 +77,16 @@ cdef inline const uint16_t* _slab(State* st, int a, int layer) noexcept nogil:
 
 
 cdef inline uint32_t _close_row(uint32_t r, uint32_t h) noexcept nogil:
-    """Cells of a row connected to the cells r through links h (bit u: u~u+1)."""
+    """Cells of a row connected to the cells r through links h (bit u: u~u+1;
+    bit 31 is never set).  Upwards by one carry: adding a seed bit to a run
+    of links carries it through the run to the cell after its last link;
+    downwards by doubling steps."""
     cdef uint32_t h1 = h, h2, h4, h8, h16
     h2 = h1 & (h1 >> 1)
     h4 = h2 & (h2 >> 2)
     h8 = h4 & (h4 >> 4)
     h16 = h8 & (h8 >> 8)
-    r |= (r & h1) << 1
-    r |= (r & h2) << 2
-    r |= (r & h4) << 4
-    r |= (r & h8) << 8
-    r |= (r & h16) << 16
+    r |= (h + (r & h)) ^ h
     r |= (r >> 1) & h1
     r |= (r >> 2) & h2
     r |= (r >> 4) & h4
