@@ -599,12 +599,13 @@ cdef bint weave_strip(State* st, int a, int positive, uint16_t material) noexcep
     cdef int upper_at[33]
     cdef int upper[33]
     cdef uint32_t row = st.region[st.rv0]
-    cdef int m, n, i = 0, j = 0, v, lo
+    cdef int m, n, i = 0, j = 0, v, lo, hi
     if st.rv0 == st.rv1:
-        # cells lo..lo + k - 1 of row v: lower side v going +u, upper side v + 1
+        # cells lo..hi - 1 of row rv0: lower side rv0 going +u, upper side rv0 + 1
         lo = ret_ctz32(row)
-        m = _strip_side(st, lo, lo + ret_popcount32(row), st.rv0, 0, lower_at, lower)
-        n = _strip_side(st, lo, lo + ret_popcount32(row), st.rv0 + 1, 2, upper_at, upper)
+        hi = lo + ret_popcount32(row)
+        m = _strip_side(st, lo, hi, st.rv0, 0, lower_at, lower)
+        n = _strip_side(st, lo, hi, st.rv0 + 1, 2, upper_at, upper)
     else:
         if row & (row - 1):
             return False
