@@ -115,6 +115,11 @@ cdef struct State:
     int n_nodes
     int cyc_head[MAX_CYCLES]
     int64_t cyc_area[MAX_CYCLES]
+    int cyc_nodes[MAX_CYCLES]
+    # per sweep order (0: (v, u) keys, 1: mirrored (v, -u)) each cycle's
+    # lowest node and its number of local minima (1: the cycle is monotone)
+    int cyc_low[2][MAX_CYCLES]
+    int cyc_minima[2][MAX_CYCLES]
     int n_cycles
     int hole_head[MAX_CYCLES]
     int hole_owner[MAX_CYCLES]

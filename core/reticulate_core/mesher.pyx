@@ -317,7 +317,7 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
             _emit(st, a, positive, material, st.nvert[0], st.nvert[1], st.nvert[2])
             _emit(st, a, positive, material, st.nvert[0], st.nvert[2], st.nvert[3])
         elif err == ERR_NONE and not (
-                (st.n_cycles == 1 and weave_cycle(st, st.cyc_head[0], a, positive, material))
+                (st.n_cycles == 1 and weave_cycle(st, 0, a, positive, material))
                 or weave_partitioned(st, a, positive, material)):
             err = weave_region(st, a, L, positive, material)
     if err != ERR_NONE and st.error == ERR_NONE:

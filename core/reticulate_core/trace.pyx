@@ -54,19 +54,48 @@ cdef inline void _append_node(State* st, int pu, int pv, int last) noexcept nogi
 
 
 cdef void _close_cycle(State* st, int first, int last) noexcept nogil:
-    """Link node last back to node first and record the cycle with its doubled signed area."""
+    """Link node last back to node first and record the cycle: its doubled
+    signed area, its node count and, for the sweep order (v, u) (keys
+    64 v + u) and the mirrored one (v, -u) (keys 64 v + 32 - u), its lowest
+    node and its number of local minima."""
     cdef int64_t area = 0
-    cdef int k = first, n
+    cdef int k = first, n, c = st.n_cycles, count = 0
+    cdef int low = first, mlow = first, minima = 0, mminima = 0
+    cdef int key_p, key_k, key_n, mkey_p, mkey_k, mkey_n
     st.nnext[last] = first
     st.nprev[first] = last
+    key_p = st.nkey[last]
+    mkey_p = key_p + 32 - 2 * st.nu[last]
+    key_k = st.nkey[first]
+    mkey_k = key_k + 32 - 2 * st.nu[first]
     while True:
         n = st.nnext[k]
         area += <int64_t>st.nu[k] * st.nv[n] - <int64_t>st.nu[n] * st.nv[k]
+        key_n = st.nkey[n]
+        mkey_n = key_n + 32 - 2 * st.nu[n]
+        if key_k < key_p and key_k < key_n:
+            minima += 1
+        if mkey_k < mkey_p and mkey_k < mkey_n:
+            mminima += 1
+        if key_k < st.nkey[low]:
+            low = k
+        if mkey_k < st.nkey[mlow] + 32 - 2 * st.nu[mlow]:
+            mlow = k
+        count += 1
+        key_p = key_k
+        key_k = key_n
+        mkey_p = mkey_k
+        mkey_k = mkey_n
         k = n
         if k == first:
             break
-    st.cyc_head[st.n_cycles] = first
-    st.cyc_area[st.n_cycles] = area
+    st.cyc_head[c] = first
+    st.cyc_area[c] = area
+    st.cyc_nodes[c] = count
+    st.cyc_low[0][c] = low
+    st.cyc_low[1][c] = mlow
+    st.cyc_minima[0][c] = minima
+    st.cyc_minima[1][c] = mminima
     st.n_cycles += 1
 
 

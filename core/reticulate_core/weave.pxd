@@ -6,12 +6,14 @@ from reticulate_core.chunk_state cimport State
 
 # Triangulate traced cycles (outer and holes); ERR_NONE or an error code.
 cdef int weave_region(State* st, int a, int L, int positive, uint16_t material) noexcept nogil
-# Triangulate the polygon of node head's cycle, monotone in sweep order (v, u);
-# False, emitting nothing, when it is not.
-cdef bint weave_monotone(State* st, int head, int a, int positive, uint16_t material) noexcept nogil
-# weave_monotone, else the same in the mirrored sweep order (v, -u); False,
-# emitting nothing and keeping the keys, when neither order is monotone.
-cdef bint weave_cycle(State* st, int head, int a, int positive, uint16_t material) noexcept nogil
+# Triangulate the polygon of the n-node cycle of node low, its lowest node and
+# only local minimum in sweep order (v, u), or (v, -u) when mirrored; False,
+# emitting nothing, at a pinch point or a degenerate triangle.
+cdef bint weave_monotone(State* st, int low, int n, bint mirrored,
+                         int a, int positive, uint16_t material) noexcept nogil
+# weave_monotone on traced cycle c in whichever sweep order it is monotone;
+# False, emitting nothing, when neither order weaves it.
+cdef bint weave_cycle(State* st, int c, int a, int positive, uint16_t material) noexcept nogil
 # Triangulate traced cycles cut into monotone pieces; False, emitting nothing
 # and leaving the cycles as traced, at a pinch point.
 cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil

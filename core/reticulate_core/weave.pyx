@@ -287,52 +287,52 @@ cdef inline bint _emit_ccw(State* st, int a, int positive, uint16_t material,
     return True
 
 
-cdef bint weave_monotone(State* st, int head, int a, int positive, uint16_t material) noexcept nogil:
-    """Weave the polygon bounded by the cycle of node head, monotone in sweep order (v, u).
+cdef inline int _sweep_key(State* st, int k, bint mirrored) noexcept nogil:
+    """Sweep key of node k: 64 v + u, or 64 v + 32 - u in the mirrored order (v, -u)."""
+    return st.nkey[k] + (32 - 2 * st.nu[k] if mirrored else 0)
 
-    The cycle has one lowest and one highest node; the chain from the lowest
-    along nnext (0, the right side) and the chain along nprev (1, the left
-    side) both rise.  Nodes are taken in sweep order, keeping a stack of
-    reflex nodes of one chain: a node of the other chain sees the whole
-    stack; a node of the same chain cuts off the convex corners below it
-    (de Berg et al., "Triangulating a Monotone Polygon").  Every node is a
-    vertex and no other point, so the n nodes give n - 2 triangles.  Returns
-    False, having emitted nothing, when the cycle is not strictly monotone
-    (a pinch point repeats a position) or a triangle would be degenerate.
+
+cdef bint weave_monotone(State* st, int low, int n, bint mirrored,
+                         int a, int positive, uint16_t material) noexcept nogil:
+    """Weave the polygon bounded by the n-node cycle of node low, its lowest
+    node and only local minimum in sweep order (v, u), or (v, -u) when
+    mirrored: the cycle is monotone in that order.
+
+    The chain from low along nnext (0, the right side) and the chain along
+    nprev (1, the left side) both rise.  Nodes are taken in sweep order,
+    keeping a stack of reflex nodes of one chain: a node of the other chain
+    sees the whole stack; a node of the same chain cuts off the convex
+    corners below it (de Berg et al., "Triangulating a Monotone Polygon").
+    Every node is a vertex and no other point, so the n nodes give n - 2
+    triangles.  Returns False, having emitted nothing, when two nodes share
+    a key (a pinch point repeats a position) or a triangle would be
+    degenerate.
     """
-    cdef int k, low = head, n = 0, minima = 0, i, j, m, top, last, node
+    cdef int k, i, j, m, top, last, node, key_i, key_j
     cdef int first_triangle = st.n_triangles
     cdef bint convex
     cdef int64_t turn
-    k = head
-    while True:
-        n += 1
-        if st.nkey[k] < st.nkey[low]:
-            low = k
-        if st.nkey[st.nprev[k]] > st.nkey[k] and st.nkey[st.nnext[k]] > st.nkey[k]:
-            minima += 1
-        k = st.nnext[k]
-        if k == head:
-            break
-    if minima != 1:
-        return False
     # merge the two rising chains into sweep order
     st.sweep[0] = low
     i = st.nnext[low]
     j = st.nprev[low]
     m = 1
     while i != j:
-        if st.nkey[i] < st.nkey[j]:
+        key_i = _sweep_key(st, i, mirrored)
+        key_j = _sweep_key(st, j, mirrored)
+        if key_i < key_j:
             st.sweep[m] = i
             st.chain[m] = 0
             i = st.nnext[i]
-        elif st.nkey[i] > st.nkey[j]:
+        elif key_i > key_j:
             st.sweep[m] = j
             st.chain[m] = 1
             j = st.nprev[j]
         else:
             return False
         m += 1
+    if m != n - 1:
+        return False
     st.sweep[m] = i       # the highest node
     st.reflex[0] = 0
     st.reflex[1] = 1
@@ -373,28 +373,17 @@ cdef bint weave_monotone(State* st, int head, int a, int positive, uint16_t mate
     return True
 
 
-cdef inline void _sweep_keys(State* st, int head, bint mirrored) noexcept nogil:
-    """Sweep keys of the cycle of node head: 64 v + u, or 64 v + 32 - u mirrored."""
-    cdef int k = head
-    while True:
-        st.nkey[k] = 64 * st.nv[k] + (32 - st.nu[k] if mirrored else st.nu[k])
-        k = st.nnext[k]
-        if k == head:
-            break
-
-
-cdef bint weave_cycle(State* st, int head, int a, int positive, uint16_t material) noexcept nogil:
-    """weave_monotone in sweep order (v, u), else in the mirrored order (v, -u):
-    a cycle with a step up to the left has two minima in the first and may
-    have one in the second.  The keys are (v, u) again afterwards."""
-    if weave_monotone(st, head, a, positive, material):
+cdef bint weave_cycle(State* st, int c, int a, int positive, uint16_t material) noexcept nogil:
+    """weave_monotone on traced cycle c in sweep order (v, u) when it is
+    monotone there, else in the mirrored order (v, -u) when it is monotone
+    there (a cycle with a step up to the left has two minima in the first
+    order and may have one in the second); False, emitting nothing, when
+    neither order weaves it."""
+    if st.cyc_minima[0][c] == 1 and weave_monotone(st, st.cyc_low[0][c], st.cyc_nodes[c], False,
+                                                   a, positive, material):
         return True
-    _sweep_keys(st, head, True)
-    if weave_monotone(st, head, a, positive, material):
-        _sweep_keys(st, head, False)
-        return True
-    _sweep_keys(st, head, False)
-    return False
+    return st.cyc_minima[1][c] == 1 and weave_monotone(st, st.cyc_low[1][c], st.cyc_nodes[c], True,
+                                                       a, positive, material)
 
 
 # kinds of nodes in the upward sweep (keys rising; the region on the left of its edges)
@@ -539,7 +528,7 @@ cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) n
     so the region gets B - 2 chi triangles.  Returns False, having emitted
     nothing and restored the traced cycles, at a pinch point or a piece that
     is not monotone."""
-    cdef int n = st.n_nodes, first_triangle = st.n_triangles, n_diag, i, x, y, k, head
+    cdef int n = st.n_nodes, first_triangle = st.n_triangles, n_diag, i, x, y, k, head, low, count, minima
     for k in range(n):
         st.norig[k] = k
     n_diag = _monotone_diagonals(st, n)
@@ -558,12 +547,20 @@ cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) n
         if st.woven[head]:
             continue
         k = head
+        low = head
+        count = 0
+        minima = 0
         while True:
             st.woven[k] = 1
+            count += 1
+            if st.nkey[k] < st.nkey[low]:
+                low = k
+            if st.nkey[st.nprev[k]] > st.nkey[k] and st.nkey[st.nnext[k]] > st.nkey[k]:
+                minima += 1
             k = st.nnext[k]
             if k == head:
                 break
-        if not weave_monotone(st, head, a, positive, material):
+        if minima != 1 or not weave_monotone(st, low, count, False, a, positive, material):
             return _undo_partition(st, n, first_triangle)
     return True
 
