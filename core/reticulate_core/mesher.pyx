@@ -988,24 +988,42 @@ def _as_chunk(voxels):
     return arr
 
 
+cdef bint _any_solid(const uint16_t[:, :, ::1] rows) noexcept nogil:
+    """Whether a C-contiguous (32, 32, 32) chunk has a solid voxel: 64-bit
+    words OR-ed slab by slab, stopping at the first slab with one."""
+    cdef const uint16_t* slab
+    cdef uint64_t word, solid
+    cdef int x, k
+    for x in range(32):
+        slab = &rows[x, 0, 0]
+        solid = 0
+        for k in range(256):
+            memcpy(&word, slab + 4 * k, 8)
+            solid |= word
+        if solid:
+            return True
+    return False
+
+
 def _copy_interior(chunk, uint16_t[:, :, ::1] padded):
-    """padded[1:33, 1:33, 1:33] = chunk (the halo of ``padded`` stays as is);
-    returns whether the chunk has any solid voxel."""
+    """padded[1:33, 1:33, 1:33] = chunk (the halo of ``padded`` stays as is)
+    and True, or False when the chunk has no solid voxel (then ``padded`` is
+    left as it was)."""
     cdef const uint16_t[:, :, ::1] rows
-    cdef int x, y, k
-    cdef uint64_t word, solid = 0
+    cdef int x, y
     if not chunk.flags.c_contiguous:
+        if not chunk.any():
+            return False
         padded.base[1:33, 1:33, 1:33] = chunk
-        return bool(chunk.any())
+        return True
     rows = chunk
+    if not _any_solid(rows):
+        return False
     with nogil:
         for x in range(32):
             for y in range(32):
                 memcpy(&padded[x + 1, y + 1, 1], &rows[x, y, 0], 32 * sizeof(uint16_t))
-                for k in range(8):
-                    memcpy(&word, &rows[x, y, 4 * k], 8)
-                    solid |= word
-    return solid != 0
+    return True
 
 
 cdef class Triangle:
@@ -1118,8 +1136,8 @@ cdef class Mesher:
                 if self.metrics:
                     self._last_metrics = dict(regions=0, seeds=0, seeds_claimed=0, triangles=0,
                                               gather_seconds=0.0, scan_seconds=0.0)
-                return Mesh(np.empty((0, 3), np.float32), np.empty((0, 3), np.int32),
-                            np.empty(0, np.uint16), np.empty(0, np.uint8))
+                return Mesh._wrap(np.empty((0, 3), np.float32), np.empty((0, 3), np.int32),
+                                  np.empty(0, np.uint16), np.empty(0, np.uint8))
             return self._run(self._standalone, (True, True, True), nodes, True)
 
     def mesh_padded(self, padded, emit_upper=(True, True, True)):

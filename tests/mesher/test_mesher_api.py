@@ -125,6 +125,22 @@ def test_empty_chunk_is_empty():
     assert mesh.n_triangles == 0 and mesh.n_vertices == 0
 
 
+@pytest.mark.parametrize("corner", [(0, 0, 0), (31, 31, 31), (31, 0, 0), (0, 31, 31), (17, 3, 29)])
+def test_lone_voxel_found_after_empty_chunks(corner):
+    """The empty-chunk shortcut scans slab by slab: a voxel anywhere, in a
+    C-ordered or a strided array, right after empty chunks, is meshed."""
+    mesher = rc.Mesher()
+    grid = np.zeros((32, 32, 32), np.uint16)
+    grid[corner] = 5
+    for voxels in (grid, np.asfortranarray(grid), np.repeat(grid, 2, axis=2)[:, :, ::2]):
+        mesher.mesh(np.ones((32, 32, 32), np.uint16))
+        assert mesher.mesh(np.zeros_like(voxels)).n_triangles == 0
+        mesh = mesher.mesh(voxels)
+        assert mesh.n_triangles == 12
+        assert set(mesh.materials) == {5}
+        assert mesh.positions.min(axis=0).tolist() == list(corner)
+
+
 # ---------------------------------------------------------------- Triangle API
 
 def test_triangles_point_away_from_their_solid_voxel():
