@@ -7,7 +7,7 @@ weavers of weave.pyx triangulate these cycles.
 """
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
-from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32
+from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, ret_popcount32
 from reticulate_core.vertices cimport _straight_in_s, _weld
 
 cdef int DU[4]
@@ -99,6 +99,48 @@ cdef void _close_cycle(State* st, int first, int last) noexcept nogil:
     st.n_cycles += 1
 
 
+cdef inline void _side(State* st, int pu, int pv, int n, int d, int* last) noexcept nogil:
+    """The n points of a straight side from (pu, pv) on in direction d that
+    are in S, as nodes after node last[0]."""
+    cdef int i
+    for i in range(n):
+        if _straight_in_s(st, pu, pv, d):
+            _append_node(st, pu, pv, last[0])
+            last[0] = st.n_nodes - 1
+        pu += DU[d]
+        pv += DV[d]
+
+
+cdef bint _trace_rectangle(State* st) noexcept nogil:
+    """When the region is one rectangle of cells, its cycle into the empty
+    node pool, the nodes as trace_region finds them (from the lower left
+    corner on counter-clockwise, that corner last), and True; else False.
+    No cell walk: the corners are the turns, and only the sides' points
+    need S tests."""
+    cdef uint32_t row = st.region[st.rv0]
+    cdef int v, u0, u1, v0 = st.rv0, v1 = st.rv1 + 1, last = -1
+    if row & (row + (row & (~row + 1))):
+        return False         # not one run of cells
+    for v in range(v0 + 1, v1):
+        if st.region[v] != row:
+            return False
+    u0 = ret_ctz32(row)
+    u1 = u0 + ret_popcount32(row)
+    _side(st, u0 + 1, v0, u1 - u0 - 1, 0, &last)
+    _append_node(st, u1, v0, last)
+    last = st.n_nodes - 1
+    _side(st, u1, v0 + 1, v1 - v0 - 1, 1, &last)
+    _append_node(st, u1, v1, last)
+    last = st.n_nodes - 1
+    _side(st, u1 - 1, v1, u1 - u0 - 1, 2, &last)
+    _append_node(st, u0, v1, last)
+    last = st.n_nodes - 1
+    _side(st, u0, v1 - 1, v1 - v0 - 1, 3, &last)
+    _append_node(st, u0, v0, last)
+    _close_cycle(st, 0, st.n_nodes - 1)
+    return True
+
+
 cdef int trace_region(State* st) noexcept nogil:
     """Boundary cycles of the region (in the current layer, set_frame) into
     the node pool; 0 on success.
@@ -112,6 +154,8 @@ cdef int trace_region(State* st) noexcept nogil:
     cdef uint32_t todo, below
     st.n_nodes = 0
     st.n_cycles = 0
+    if _trace_rectangle(st):
+        return ERR_NONE
     _edge_masks(st)
     for v in range(st.rv0, st.rv1 + 1):
         st.visited[v] = 0
