@@ -7,7 +7,7 @@ weavers of weave.pyx triangulate these cycles.
 """
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
-from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, ret_popcount32
+from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, region_rectangle, ret_ctz32
 from reticulate_core.vertices cimport _straight_in_s, _weld
 
 cdef int DU[4]
@@ -117,15 +117,9 @@ cdef bint _trace_rectangle(State* st) noexcept nogil:
     corner on counter-clockwise, that corner last), and True; else False.
     No cell walk: the corners are the turns, and only the sides' points
     need S tests."""
-    cdef uint32_t row = st.region[st.rv0]
-    cdef int v, u0, u1, v0 = st.rv0, v1 = st.rv1 + 1, last = -1
-    if row & (row + (row & (~row + 1))):
-        return False         # not one run of cells
-    for v in range(v0 + 1, v1):
-        if st.region[v] != row:
-            return False
-    u0 = ret_ctz32(row)
-    u1 = u0 + ret_popcount32(row)
+    cdef int u0, u1, v0 = st.rv0, v1 = st.rv1 + 1, last = -1
+    if not region_rectangle(st, &u0, &u1):
+        return False
     _side(st, u0 + 1, v0, u1 - u0 - 1, 0, &last)
     _append_node(st, u1, v0, last)
     last = st.n_nodes - 1

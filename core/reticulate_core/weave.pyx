@@ -15,7 +15,7 @@ from libc.stdint cimport int64_t, uint16_t, uint32_t
 from libc.string cimport memcpy, memset
 
 from reticulate_core.chunk_state cimport (
-    ERR_NONE, ERR_POOL, ERR_WEAVE, MAX_POLYS, POOL, State, ret_ctz32, ret_popcount32)
+    ERR_NONE, ERR_POOL, ERR_WEAVE, MAX_POLYS, POOL, State, region_rectangle)
 from reticulate_core.vertices cimport _emit, _straight_in_s, _weld
 
 
@@ -595,24 +595,19 @@ cdef bint weave_strip(State* st, int a, int positive, uint16_t material) noexcep
     cdef int lower[33]
     cdef int upper_at[33]
     cdef int upper[33]
-    cdef uint32_t row = st.region[st.rv0]
-    cdef int m, n, i = 0, j = 0, v, lo, hi
+    cdef int m, n, i = 0, j = 0, lo, hi
+    if not region_rectangle(st, &lo, &hi):
+        return False
     if st.rv0 == st.rv1:
         # cells lo..hi - 1 of row rv0: lower side rv0 going +u, upper side rv0 + 1
-        lo = ret_ctz32(row)
-        hi = lo + ret_popcount32(row)
         m = _strip_side(st, lo, hi, st.rv0, 0, lower_at, lower)
         n = _strip_side(st, lo, hi, st.rv0 + 1, 2, upper_at, upper)
-    else:
-        if row & (row - 1):
-            return False
-        for v in range(st.rv0 + 1, st.rv1 + 1):
-            if st.region[v] != row:
-                return False
-        # column u of rows rv0..rv1: "lower" side u + 1 going +v, "upper" side u
-        lo = ret_ctz32(row)
+    elif hi - lo == 1:
+        # column lo of rows rv0..rv1: "lower" side lo + 1 going +v, "upper" side lo
         m = _strip_side(st, st.rv0, st.rv1 + 1, lo + 1, 1, lower_at, lower)
         n = _strip_side(st, st.rv0, st.rv1 + 1, lo, 3, upper_at, upper)
+    else:
+        return False
     # (lower i, lower i + 1, upper j) and (lower i, upper j + 1, upper j) are counter-clockwise
     while i < m - 1 or j < n - 1:
         if j == n - 1 or (i < m - 1 and lower_at[i + 1] <= upper_at[j + 1]):
