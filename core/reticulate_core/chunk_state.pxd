@@ -22,7 +22,16 @@ cdef extern from *:
     #else
     #include <time.h>
     static inline int ret_ctz32(unsigned int x) { return __builtin_ctz(x); }
+    #if defined(__POPCNT__)
     static inline int ret_popcount32(unsigned int x) { return __builtin_popcount(x); }
+    #else
+    /* without the popcnt instruction __builtin_popcount is a libgcc call */
+    static inline int ret_popcount32(unsigned int x) {
+        x = x - ((x >> 1) & 0x55555555u);
+        x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+        return (int)((((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+    }
+    #endif
     static double ret_now(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
