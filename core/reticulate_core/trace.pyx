@@ -7,7 +7,7 @@ weavers of weave.pyx triangulate these cycles.
 """
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
-from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, region_rectangle, ret_ctz32
+from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, ret_popcount32
 from reticulate_core.vertices cimport _straight_in_s, _weld
 
 cdef int DU[4]
@@ -53,13 +53,27 @@ cdef inline void _append_node(State* st, int pu, int pv, int last) noexcept nogi
     st.n_nodes += 1
 
 
+cdef inline void _record_cycle(State* st, int first, int count, int64_t area,
+                               int low, int minima, int mlow, int mminima) noexcept nogil:
+    """Record the closed cycle from node first as cycle st.n_cycles (see State)."""
+    cdef int c = st.n_cycles
+    st.cyc_head[c] = first
+    st.cyc_area[c] = area
+    st.cyc_nodes[c] = count
+    st.cyc_low[0][c] = low
+    st.cyc_low[1][c] = mlow
+    st.cyc_minima[0][c] = minima
+    st.cyc_minima[1][c] = mminima
+    st.n_cycles += 1
+
+
 cdef void _close_cycle(State* st, int first, int last) noexcept nogil:
     """Link node last back to node first and record the cycle: its doubled
     signed area, its node count and, for the sweep order (v, u) (keys
     64 v + u) and the mirrored one (v, -u) (keys 64 v + 32 - u), its lowest
     node and its number of local minima."""
     cdef int64_t area = 0
-    cdef int k = first, n, c = st.n_cycles, count = 0
+    cdef int k = first, n, count = 0
     cdef int low = first, mlow = first, minima = 0, mminima = 0
     cdef int key_p, key_k, key_n, mkey_p, mkey_k, mkey_n
     st.nnext[last] = first
@@ -89,14 +103,7 @@ cdef void _close_cycle(State* st, int first, int last) noexcept nogil:
         k = n
         if k == first:
             break
-    st.cyc_head[c] = first
-    st.cyc_area[c] = area
-    st.cyc_nodes[c] = count
-    st.cyc_low[0][c] = low
-    st.cyc_low[1][c] = mlow
-    st.cyc_minima[0][c] = minima
-    st.cyc_minima[1][c] = mminima
-    st.n_cycles += 1
+    _record_cycle(st, first, count, area, low, minima, mlow, mminima)
 
 
 cdef inline void _side(State* st, int pu, int pv, int n, int d, int* last) noexcept nogil:
@@ -111,27 +118,70 @@ cdef inline void _side(State* st, int pu, int pv, int n, int d, int* last) noexc
         pv += DV[d]
 
 
-cdef bint _trace_rectangle(State* st) noexcept nogil:
-    """When the region is one rectangle of cells, its cycle into the empty
-    node pool, the nodes as trace_region finds them (from the lower left
-    corner on counter-clockwise, that corner last), and True; else False.
-    No cell walk: the corners are the turns, and only the sides' points
-    need S tests."""
-    cdef int u0, u1, v0 = st.rv0, v1 = st.rv1 + 1, last = -1
-    if not region_rectangle(st, &u0, &u1):
-        return False
-    _side(st, u0 + 1, v0, u1 - u0 - 1, 0, &last)
-    _append_node(st, u1, v0, last)
-    last = st.n_nodes - 1
-    _side(st, u1, v0 + 1, v1 - v0 - 1, 1, &last)
-    _append_node(st, u1, v1, last)
-    last = st.n_nodes - 1
-    _side(st, u1 - 1, v1, u1 - u0 - 1, 2, &last)
-    _append_node(st, u0, v1, last)
-    last = st.n_nodes - 1
-    _side(st, u0, v1 - 1, v1 - v0 - 1, 3, &last)
-    _append_node(st, u0, v0, last)
-    _close_cycle(st, 0, st.n_nodes - 1)
+cdef inline void _turn(State* st, int pu, int pv, int* last) noexcept nogil:
+    """A corner of the boundary (always a node) after node last[0]."""
+    _append_node(st, pu, pv, last[0])
+    last[0] = st.n_nodes - 1
+
+
+cdef inline void _step(State* st, int pu, int pv, int to, int d, int* last) noexcept nogil:
+    """The boundary along line v = pv from corner (pu, pv) to u = to
+    (direction d: 0 or 2 by the sign of to - pu), or, when to == pu, the
+    straight point (pu, pv) on a side in direction d: their nodes after
+    node last[0]."""
+    if to == pu:
+        _side(st, pu, pv, 1, d, last)
+        return
+    _turn(st, pu, pv, last)
+    if to > pu:
+        _side(st, pu + 1, pv, to - pu - 1, 0, last)
+    else:
+        _side(st, pu - 1, pv, pu - to - 1, 2, last)
+    _turn(st, to, pv, last)
+
+
+cdef bint _trace_runs(State* st) noexcept nogil:
+    """When every row of the region is one run of cells, its cycle into
+    the empty node pool, the nodes as trace_region's cell walk finds them
+    (from the lower left corner on counter-clockwise, that corner last),
+    and True; else False.  No cell walk: the rows' ends give the turns,
+    and only straight points need S tests.  Rows of a 4-connected region
+    overlap, so the boundary is one simple cycle, its doubled area twice
+    the cells; its local minima in order (v, u) are the lower left corner
+    and one per row whose left or right end is left of the row below's,
+    in order (v, -u) the lower right corner and one per row whose end is
+    right of the row below's."""
+    cdef uint32_t row
+    cdef int v, v0 = st.rv0, v1 = st.rv1, last = -1, lower_right
+    cdef int cells = 0, minima = 1, mminima = 1
+    cdef int lo[32]
+    cdef int hi[32]
+    for v in range(v0, v1 + 1):
+        row = st.region[v]
+        if row & (row + (row & (~row + 1))):
+            return False     # not one run of cells
+        lo[v] = ret_ctz32(row)
+        hi[v] = lo[v] + ret_popcount32(row)
+        cells += hi[v] - lo[v]
+        if v > v0:
+            minima += (lo[v] < lo[v - 1]) + (hi[v] < hi[v - 1])
+            mminima += (lo[v] > lo[v - 1]) + (hi[v] > hi[v - 1])
+    # lower side, then the right ends going up
+    _side(st, lo[v0] + 1, v0, hi[v0] - lo[v0] - 1, 0, &last)
+    _turn(st, hi[v0], v0, &last)
+    lower_right = last
+    for v in range(v0, v1):
+        _step(st, hi[v], v + 1, hi[v + 1], 1, &last)
+    # upper side, then the left ends going down
+    _turn(st, hi[v1], v1 + 1, &last)
+    _side(st, hi[v1] - 1, v1 + 1, hi[v1] - lo[v1] - 1, 2, &last)
+    _turn(st, lo[v1], v1 + 1, &last)
+    for v in range(v1, v0, -1):
+        _step(st, lo[v], v, lo[v - 1], 3, &last)
+    _turn(st, lo[v0], v0, &last)
+    st.nnext[last] = 0
+    st.nprev[0] = last
+    _record_cycle(st, 0, st.n_nodes, 2 * cells, last, minima, lower_right, mminima)
     return True
 
 
@@ -148,7 +198,7 @@ cdef int trace_region(State* st) noexcept nogil:
     cdef uint32_t todo, below
     st.n_nodes = 0
     st.n_cycles = 0
-    if _trace_rectangle(st):
+    if _trace_runs(st):
         return ERR_NONE
     _edge_masks(st)
     for v in range(st.rv0, st.rv1 + 1):
