@@ -114,6 +114,15 @@ cdef struct State:
     uint32_t visited[32]
     uint64_t edges[4][33]        # bit u of edges[d][v]: boundary edge leaving point (u, v) in direction d
     int rv0, rv1
+    # a region whose rows are single runs (traced_runs, see trace.pyx):
+    # row v is cells run_lo[v]..run_hi[v] - 1, and on row line y (between
+    # rows y - 1 and y) the overlap of the two rows runs from node
+    # cut_start[y] to node cut_end[y] (-1 where that end is no node)
+    bint traced_runs
+    int run_lo[32]
+    int run_hi[32]
+    int cut_start[33]
+    int cut_end[33]
     # polygon node pool
     int nu[POOL]
     int nv[POOL]

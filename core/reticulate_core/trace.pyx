@@ -124,29 +124,33 @@ cdef inline void _turn(State* st, int pu, int pv, int* last) noexcept nogil:
     last[0] = st.n_nodes - 1
 
 
-cdef inline void _step(State* st, int pu, int pv, int to, int d, int* last) noexcept nogil:
-    """The boundary along line v = pv from corner (pu, pv) to u = to
-    (direction d: 0 or 2 by the sign of to - pu), or, when to == pu, the
+cdef inline int _step(State* st, int pu, int pv, int to, int d, int* last, bint lower_u) noexcept nogil:
+    """The boundary along row line v = pv from corner (pu, pv) to u = to
+    (direction 0 or 2 by the sign of to - pu), or, when to == pu, the
     straight point (pu, pv) on a side in direction d: their nodes after
-    node last[0]."""
+    node last[0].  Returns the node at the lower u end of these points
+    (the higher if not lower_u), or -1 when that point is no node."""
+    cdef int first = st.n_nodes
     if to == pu:
         _side(st, pu, pv, 1, d, last)
-        return
+        return first if st.n_nodes > first else -1
     _turn(st, pu, pv, last)
     if to > pu:
         _side(st, pu + 1, pv, to - pu - 1, 0, last)
     else:
         _side(st, pu - 1, pv, pu - to - 1, 2, last)
     _turn(st, to, pv, last)
+    return first if (to > pu) == lower_u else st.n_nodes - 1
 
 
 cdef bint _trace_runs(State* st) noexcept nogil:
     """When every row of the region is one run of cells, its cycle into
     the empty node pool, the nodes as trace_region's cell walk finds them
     (from the lower left corner on counter-clockwise, that corner last),
-    and True; else False.  No cell walk: the rows' ends give the turns,
-    and only straight points need S tests.  Rows of a 4-connected region
-    overlap, so the boundary is one simple cycle, its doubled area twice
+    and True; else False; the rows' runs and cut nodes into st (see
+    State).  No cell walk: the rows' ends give the turns, and only
+    straight points need S tests.  Rows of a 4-connected region overlap,
+    so the boundary is one simple cycle, its doubled area twice
     the cells; its local minima in order (v, u) are the lower left corner
     and one per row whose left or right end is left of the row below's,
     in order (v, -u) the lower right corner and one per row whose end is
@@ -154,8 +158,8 @@ cdef bint _trace_runs(State* st) noexcept nogil:
     cdef uint32_t row
     cdef int v, v0 = st.rv0, v1 = st.rv1, last = -1, lower_right
     cdef int cells = 0, minima = 1, mminima = 1
-    cdef int lo[32]
-    cdef int hi[32]
+    cdef int* lo = st.run_lo
+    cdef int* hi = st.run_hi
     for v in range(v0, v1 + 1):
         row = st.region[v]
         if row & (row + (row & (~row + 1))):
@@ -171,17 +175,18 @@ cdef bint _trace_runs(State* st) noexcept nogil:
     _turn(st, hi[v0], v0, &last)
     lower_right = last
     for v in range(v0, v1):
-        _step(st, hi[v], v + 1, hi[v + 1], 1, &last)
+        st.cut_end[v + 1] = _step(st, hi[v], v + 1, hi[v + 1], 1, &last, True)
     # upper side, then the left ends going down
     _turn(st, hi[v1], v1 + 1, &last)
     _side(st, hi[v1] - 1, v1 + 1, hi[v1] - lo[v1] - 1, 2, &last)
     _turn(st, lo[v1], v1 + 1, &last)
     for v in range(v1, v0, -1):
-        _step(st, lo[v], v, lo[v - 1], 3, &last)
+        st.cut_start[v] = _step(st, lo[v], v, lo[v - 1], 3, &last, False)
     _turn(st, lo[v0], v0, &last)
     st.nnext[last] = 0
     st.nprev[0] = last
     _record_cycle(st, 0, st.n_nodes, 2 * cells, last, minima, lower_right, mminima)
+    st.traced_runs = True
     return True
 
 
@@ -198,6 +203,7 @@ cdef int trace_region(State* st) noexcept nogil:
     cdef uint32_t todo, below
     st.n_nodes = 0
     st.n_cycles = 0
+    st.traced_runs = False
     if _trace_runs(st):
         return ERR_NONE
     _edge_masks(st)

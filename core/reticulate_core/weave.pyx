@@ -7,7 +7,8 @@ region one cell wide straight from its row masks.  Any other region is
 traced first (``trace.trace_region``) and its cycles of polygon nodes
 woven: ``weave_monotone`` weaves one cycle monotone in sweep order (v, u)
 (``weave_cycle`` tries the mirrored order (v, -u) too);
-``weave_partitioned`` first cuts the cycles into such pieces;
+``weave_partitioned`` first cuts the cycles into such pieces (along row
+lines when the rows are single runs, else by a sweep);
 ``weave_region`` (ear and diagonal cutting) takes the regions with a pinch
 point.
 """
@@ -522,13 +523,118 @@ cdef bint _undo_partition(State* st, int n, int first_triangle) noexcept nogil:
     return False
 
 
+cdef int _lowest(State* st, int head, bint mirrored, int* minima) noexcept nogil:
+    """The lowest node of the cycle of node head in a sweep order, and its
+    number of local minima there into minima[0]."""
+    cdef int k = head, low = head, key, count = 0
+    while True:
+        key = _sweep_key(st, k, mirrored)
+        if key < _sweep_key(st, low, mirrored):
+            low = k
+        if _sweep_key(st, st.nprev[k], mirrored) > key and _sweep_key(st, st.nnext[k], mirrored) > key:
+            count += 1
+        k = st.nnext[k]
+        if k == head:
+            break
+    minima[0] = count
+    return low
+
+
+cdef bint _weave_pieces(State* st, int n, int first_triangle,
+                        int a, int positive, uint16_t material) noexcept nogil:
+    """Weave every cycle of the node pool, which holds the n traced nodes
+    and the copies the cuts made, in a sweep order where it is monotone:
+    (v, u), else (v, -u).  False, with the traced cycles back
+    (_undo_partition), when a cycle is monotone in neither or does not weave."""
+    cdef int head, k, low, count, minima
+    cdef bint mirrored
+    memset(st.woven, 0, st.n_nodes)
+    for head in range(st.n_nodes):
+        if st.woven[head]:
+            continue
+        count = 0
+        k = head
+        while True:
+            st.woven[k] = 1
+            count += 1
+            k = st.nnext[k]
+            if k == head:
+                break
+        for mirrored in range(2):
+            low = _lowest(st, head, mirrored, &minima)
+            if minima == 1:
+                break
+        if minima != 1 or not weave_monotone(st, low, count, mirrored, a, positive, material):
+            return _undo_partition(st, n, first_triangle)
+    return True
+
+
+cdef inline int _orders(State* st, int y) noexcept nogil:
+    """The sweep orders (bit 0: (v, u), bit 1: (v, -u)) in which the step
+    of a traced one-run region's ends at row line y adds no local minimum:
+    ends moving right need (v, u), ends moving left (v, -u)."""
+    cdef int lo = st.run_lo[y] - st.run_lo[y - 1], hi = st.run_hi[y] - st.run_hi[y - 1]
+    return (1 if lo >= 0 and hi >= 0 else 0) | (2 if lo <= 0 and hi <= 0 else 0)
+
+
+cdef bint _weave_runs(State* st, int a, int positive, uint16_t material) noexcept nogil:
+    """Weave a traced region whose rows are single runs (st.traced_runs)
+    by cutting it along row lines, each cut from node to node across the
+    overlap of two rows, into pieces of whole rows, each monotone in one
+    sweep order, and weaving the pieces.  A piece grows upwards while one
+    order suits all its steps (_orders); at the first step that suits
+    none, the highest row line at or below it is cut whose overlap ends
+    are nodes and above which the steps still suit one order.  The cuts
+    are diagonals, so the region gets B - 2 chi triangles.  False,
+    emitting nothing and leaving the cycle as traced, when no such line
+    is found or a piece does not weave."""
+    cdef int n = st.n_nodes, first_triangle = st.n_triangles
+    cdef int y, t, orders = 3, orders_above, start = st.rv0, n_cuts = 0
+    cdef int cuts[32]
+    if not st.traced_runs:
+        return False
+    for y in range(st.rv0 + 1, st.rv1 + 1):
+        if orders & _orders(st, y):
+            orders &= _orders(st, y)
+            continue
+        # cut at t: the piece above holds the steps t + 1..y
+        orders_above = 3
+        t = y
+        while t > start:
+            if t < y:
+                orders_above &= _orders(st, t + 1)
+                if orders_above == 0:
+                    return False
+            if st.cut_start[t] >= 0 and st.cut_end[t] >= 0:
+                break
+            t -= 1
+        if t == start:
+            return False
+        cuts[n_cuts] = t
+        n_cuts += 1
+        start = t
+        orders = orders_above
+    if n + 2 * n_cuts > POOL:
+        return False
+    memcpy(st.traced_next, st.nnext, n * sizeof(int))
+    memcpy(st.traced_prev, st.nprev, n * sizeof(int))
+    for t in range(n_cuts):
+        # cut_start -> cut_end bounds the piece above; the copies the piece below
+        _split(st, st.cut_start[cuts[t]], st.cut_end[cuts[t]])
+    return _weave_pieces(st, n, first_triangle, a, positive, material)
+
+
 cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil:
     """Weave the traced cycles (outer and holes) by cutting them into pieces
-    monotone in sweep order and weaving each piece.  Only nodes are vertices,
+    monotone in a sweep order and weaving each piece: along row lines when
+    the rows are single runs (_weave_runs), else at the diagonals of an
+    upward sweep.  Only nodes are vertices,
     so the region gets B - 2 chi triangles.  Returns False, having emitted
     nothing and restored the traced cycles, at a pinch point or a piece that
     is not monotone."""
-    cdef int n = st.n_nodes, first_triangle = st.n_triangles, n_diag, i, x, y, k, head, low, count, minima
+    cdef int n = st.n_nodes, first_triangle = st.n_triangles, n_diag, i, x, y, k
+    if _weave_runs(st, a, positive, material):
+        return True
     for k in range(n):
         st.norig[k] = k
     n_diag = _monotone_diagonals(st, n)
@@ -542,27 +648,7 @@ cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) n
         if x < 0 or y < 0:
             return _undo_partition(st, n, first_triangle)
         _split(st, x, y)
-    memset(st.woven, 0, st.n_nodes)
-    for head in range(st.n_nodes):
-        if st.woven[head]:
-            continue
-        k = head
-        low = head
-        count = 0
-        minima = 0
-        while True:
-            st.woven[k] = 1
-            count += 1
-            if st.nkey[k] < st.nkey[low]:
-                low = k
-            if st.nkey[st.nprev[k]] > st.nkey[k] and st.nkey[st.nnext[k]] > st.nkey[k]:
-                minima += 1
-            k = st.nnext[k]
-            if k == head:
-                break
-        if minima != 1 or not weave_monotone(st, low, count, False, a, positive, material):
-            return _undo_partition(st, n, first_triangle)
-    return True
+    return _weave_pieces(st, n, first_triangle, a, positive, material)
 
 
 # ---------------------------------------------------------------- strips

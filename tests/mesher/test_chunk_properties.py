@@ -123,6 +123,41 @@ def test_small_structures_anywhere_in_the_chunk(small, offset):
                 max_excess=MULTI_MATERIAL_EXCESS if materials > 1 else 0.0)
 
 
+@st.composite
+def single_run_plates(draw):
+    """A one-voxel plate whose rows are single overlapping runs (discs,
+    diamonds, T and cross shapes, staircases: faces that are monotone in
+    neither sweep order and get cut along row lines), on any axis, with
+    studs above and below that put points of S on its sides."""
+    v0 = draw(st.integers(0, 20))
+    n_rows = draw(st.integers(2, 32 - v0))
+    lo = draw(st.integers(0, 30))
+    hi = draw(st.integers(lo + 1, 32))
+    rows = [(lo, hi)]
+    for _ in range(n_rows - 1):
+        lo = draw(st.integers(0, hi - 1))
+        hi = draw(st.integers(max(lo, rows[-1][0]) + 1, 32))
+        rows.append((lo, hi))
+    layer = draw(st.integers(0, 31))
+    grid = np.zeros((32, 32, 32), np.uint16)
+    material = draw(st.integers(1, 3))
+    for v, (lo, hi) in enumerate(rows):
+        grid[layer, lo:hi, v0 + v] = material
+    for _ in range(draw(st.integers(0, 12))):
+        x = draw(st.sampled_from([layer - 1, layer + 1]))
+        y, z = draw(st.integers(0, 31)), draw(st.integers(0, 31))
+        if 0 <= x < 32:
+            grid[x, y, z] = draw(st.integers(1, 3))
+    return np.ascontiguousarray(np.moveaxis(grid, 0, draw(st.integers(0, 2))))
+
+
+@settings(max_examples=400)
+@given(single_run_plates())
+def test_plates_whose_rows_are_single_runs(grid):
+    check_chunk("a plate of single-run rows", grid,
+                max_excess=MULTI_MATERIAL_EXCESS if len(np.unique(grid[grid != 0])) > 1 else 0.0)
+
+
 def test_full_and_empty_chunks():
     check_chunk("empty chunk", np.zeros(vs.CHUNK_SHAPE, np.uint16))
     check_chunk("full chunk", np.full(vs.CHUNK_SHAPE, 65535, np.uint16))
