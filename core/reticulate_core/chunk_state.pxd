@@ -212,16 +212,23 @@ cdef inline int frame_key(State* st, int u, int v) noexcept nogil:
     return st.key0 + u * st.key_u + v * st.key_v
 
 
+cdef inline bint single_run(uint32_t row, int* u0, int* u1) noexcept nogil:
+    """Whether a non-empty row of cells is one run: cells u0..u1 - 1 (then set)."""
+    if row & (row + (row & (~row + 1))):
+        return False
+    u0[0] = ret_ctz32(row)
+    u1[0] = u0[0] + ret_popcount32(row)
+    return True
+
+
 cdef inline bint region_rectangle(State* st, int* u0, int* u1) noexcept nogil:
     """Whether the current region is one rectangle of cells: columns
-    u0..u1 - 1 of rows rv0..rv1 (then set)."""
+    u0..u1 - 1 of rows rv0..rv1 (then set; u0, u1 may change when not)."""
     cdef uint32_t row = st.region[st.rv0]
     cdef int v
-    if row & (row + (row & (~row + 1))):
-        return False         # not one run of cells
+    if not single_run(row, u0, u1):
+        return False
     for v in range(st.rv0 + 1, st.rv1 + 1):
         if st.region[v] != row:
             return False
-    u0[0] = ret_ctz32(row)
-    u1[0] = u0[0] + ret_popcount32(row)
     return True

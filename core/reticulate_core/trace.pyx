@@ -7,7 +7,7 @@ weavers of weave.pyx triangulate these cycles.
 """
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 
-from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, ret_popcount32
+from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, single_run
 from reticulate_core.vertices cimport _straight_in_s, _weld
 
 cdef int DU[4]
@@ -155,17 +155,13 @@ cdef bint _trace_runs(State* st) noexcept nogil:
     and one per row whose left or right end is left of the row below's,
     in order (v, -u) the lower right corner and one per row whose end is
     right of the row below's."""
-    cdef uint32_t row
     cdef int v, v0 = st.rv0, v1 = st.rv1, last = -1, lower_right
     cdef int cells = 0, minima = 1, mminima = 1
     cdef int* lo = st.run_lo
     cdef int* hi = st.run_hi
     for v in range(v0, v1 + 1):
-        row = st.region[v]
-        if row & (row + (row & (~row + 1))):
-            return False     # not one run of cells
-        lo[v] = ret_ctz32(row)
-        hi[v] = lo[v] + ret_popcount32(row)
+        if not single_run(st.region[v], &lo[v], &hi[v]):
+            return False
         cells += hi[v] - lo[v]
         if v > v0:
             minima += (lo[v] < lo[v - 1]) + (hi[v] < hi[v - 1])
