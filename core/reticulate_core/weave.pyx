@@ -523,20 +523,24 @@ cdef bint _undo_partition(State* st, int n, int first_triangle) noexcept nogil:
     return False
 
 
-cdef int _lowest(State* st, int head, bint mirrored, int* minima) noexcept nogil:
-    """The lowest node of the cycle of node head in a sweep order, and its
-    number of local minima there into minima[0]."""
-    cdef int k = head, low = head, key, count = 0
+cdef int _lowest(State* st, int head, bint mirrored, int* minima, int* count) noexcept nogil:
+    """The lowest node of the cycle of node head in a sweep order, its
+    number of local minima there into minima[0] and its number of nodes
+    into count[0]; the cycle's nodes are marked in st.woven."""
+    cdef int k = head, low = head, key, n_minima = 0, n = 0
     while True:
+        st.woven[k] = 1
+        n += 1
         key = _sweep_key(st, k, mirrored)
         if key < _sweep_key(st, low, mirrored):
             low = k
         if _sweep_key(st, st.nprev[k], mirrored) > key and _sweep_key(st, st.nnext[k], mirrored) > key:
-            count += 1
+            n_minima += 1
         k = st.nnext[k]
         if k == head:
             break
-    minima[0] = count
+    minima[0] = n_minima
+    count[0] = n
     return low
 
 
@@ -546,22 +550,14 @@ cdef bint _weave_pieces(State* st, int n, int first_triangle,
     and the copies the cuts made, in a sweep order where it is monotone:
     (v, u), else (v, -u).  False, with the traced cycles back
     (_undo_partition), when a cycle is monotone in neither or does not weave."""
-    cdef int head, k, low, count, minima
+    cdef int head, low, count, minima
     cdef bint mirrored
     memset(st.woven, 0, st.n_nodes)
     for head in range(st.n_nodes):
         if st.woven[head]:
             continue
-        count = 0
-        k = head
-        while True:
-            st.woven[k] = 1
-            count += 1
-            k = st.nnext[k]
-            if k == head:
-                break
         for mirrored in range(2):
-            low = _lowest(st, head, mirrored, &minima)
+            low = _lowest(st, head, mirrored, &minima, &count)
             if minima == 1:
                 break
         if minima != 1 or not weave_monotone(st, low, count, mirrored, a, positive, material):
@@ -589,13 +585,14 @@ cdef bint _weave_runs(State* st, int a, int positive, uint16_t material) noexcep
     emitting nothing and leaving the cycle as traced, when no such line
     is found or a piece does not weave."""
     cdef int n = st.n_nodes, first_triangle = st.n_triangles
-    cdef int y, t, orders = 3, orders_above, start = st.rv0, n_cuts = 0
+    cdef int y, t, orders = 3, step_orders, orders_above, start = st.rv0, n_cuts = 0
     cdef int cuts[32]
     if not st.traced_runs:
         return False
     for y in range(st.rv0 + 1, st.rv1 + 1):
-        if orders & _orders(st, y):
-            orders &= _orders(st, y)
+        step_orders = _orders(st, y)
+        if orders & step_orders:
+            orders &= step_orders
             continue
         # cut at t: the piece above holds the steps t + 1..y
         orders_above = 3
