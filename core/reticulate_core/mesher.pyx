@@ -45,6 +45,7 @@ import numpy as np
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.stdlib cimport calloc, realloc, free
 from libc.string cimport memset, memcpy
+from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 
 from reticulate_core.chunk_state cimport (
     ERR_MEMORY, ERR_NONE, P, PP, W, State, ret_ctz32, ret_now, ret_popcount32, set_frame)
@@ -951,10 +952,14 @@ cdef object _finish_run(BatchRun* run, const int64_t[:, ::1] chunks):
     return rows, n_vertices, n_triangles, positions, keys, triangles, materials, faces
 
 
-cdef void _copy_out(array, const void* source, size_t nbytes):
-    """Copy nbytes into the start of a C-contiguous numpy array."""
-    cdef uint8_t[::1] target = array.reshape(-1).view(np.uint8)
-    memcpy(&target[0], source, nbytes)
+cdef int _copy_out(array, const void* source, size_t nbytes) except -1:
+    """Copy nbytes into the start of a C-contiguous numpy array (through
+    the buffer protocol: no numpy C API, so no numpy ABI dependence)."""
+    cdef Py_buffer target
+    PyObject_GetBuffer(array, &target, PyBUF_SIMPLE | PyBUF_WRITABLE)
+    memcpy(target.buf, source, nbytes)
+    PyBuffer_Release(&target)
+    return 0
 
 
 cdef tuple _mesh_arrays(const float* positions, int64_t n_vertices, const int32_t* triangles,
