@@ -9,8 +9,7 @@ woven: ``weave_monotone`` weaves one cycle monotone in sweep order (v, u)
 (``weave_cycle`` tries the mirrored order (v, -u) too);
 ``weave_partitioned`` first cuts the cycles into such pieces (along row
 lines when the rows are single runs, else by a sweep);
-``weave_region`` (ear and diagonal cutting) takes the regions with a pinch
-point.
+``weave_region`` (ear and diagonal cutting) is the fallback when those fail.
 """
 from libc.stdint cimport int64_t, uint16_t, uint32_t
 from libc.string cimport memcpy, memset
@@ -397,12 +396,21 @@ cdef enum:
     UP = 5          # on a rising chain: the region lies to its left
 
 
+cdef inline int _sweep_rank(State* st, int k) noexcept nogil:
+    """Node k's place in the upward sweep: its key, the two passes of a
+    pinch point (same key) told apart as if each were moved a little into
+    the cell it hugs: the pass with a neighbour below hugs the lower cell
+    and comes first.  Moves that small change no other comparison."""
+    cdef int v = st.nv[k]
+    return 2 * st.nkey[k] + (0 if st.nv[st.nprev[k]] < v or st.nv[st.nnext[k]] < v else 1)
+
+
 cdef void _sort_sweep(State* st, int n) noexcept nogil:
-    """st.sweep[:n] = nodes 0..n-1 in rising key order: bucketed by row v
-    (keys are v-major), each row kept sorted by insertion."""
+    """st.sweep[:n] = nodes 0..n-1 in rising _sweep_rank order: bucketed by
+    row v (keys are v-major), each row kept sorted by insertion."""
     cdef int first[34]
     cdef int fill[33]
-    cdef int i, j, v, key
+    cdef int i, j, v, rank
     memset(first, 0, sizeof(first))
     for i in range(n):
         first[st.nv[i] + 1] += 1
@@ -411,10 +419,10 @@ cdef void _sort_sweep(State* st, int n) noexcept nogil:
         fill[v] = first[v]
     for i in range(n):
         v = st.nv[i]
-        key = st.nkey[i]
+        rank = _sweep_rank(st, i)
         j = fill[v]
         fill[v] += 1
-        while j > first[v] and st.nkey[st.sweep[j - 1]] > key:
+        while j > first[v] and _sweep_rank(st, st.sweep[j - 1]) > rank:
             st.sweep[j] = st.sweep[j - 1]
             j -= 1
         st.sweep[j] = i
@@ -456,13 +464,14 @@ cdef inline int _copy_toward(State* st, int node, int n_nodes, int to) noexcept 
 cdef int _monotone_diagonals(State* st, int n) noexcept nogil:
     """Diagonals that cut the traced region into pieces monotone in sweep order
     (de Berg et al., "Partitioning a Polygon into Monotone Pieces", swept
-    upwards) into st.diagonals as node pairs; their count, or -1 when two
-    nodes share a key (a pinch point) or the status is inconsistent."""
+    upwards, pinch points ordered by _sweep_rank) into st.diagonals as node
+    pairs; their count, or -1 when two nodes share a rank or the status is
+    inconsistent."""
     cdef int i, v, p, nx, slot, h, kind, n_status = 0, n_diag = 0
     cdef bint p_above, n_above
     _sort_sweep(st, n)
     for i in range(1, n):
-        if st.nkey[st.sweep[i]] == st.nkey[st.sweep[i - 1]]:
+        if _sweep_rank(st, st.sweep[i]) == _sweep_rank(st, st.sweep[i - 1]):
             return -1
     for i in range(n):
         v = st.sweep[i]
