@@ -51,11 +51,10 @@ cdef enum:
     W = 33              # weld table edge (corner coordinates 0..32)
     # Bounds of one region (at most 32x32 cells): B <= 2 * 33 * 33 boundary
     # passes, at most 256 holes (they are 8-separated), T = B - 2 chi
-    # triangles; the weaver adds 2 nodes per diagonal (<= T + holes), so
+    # triangles; the partition adds 2 nodes per diagonal (<= T + holes), so
     # nodes <= B + 2 (T + 2 holes) < 10000.
     POOL = 16384        # polygon nodes
     MAX_CYCLES = 1200   # boundary cycles (outer + holes)
-    MAX_POLYS = 4096    # polygons split off while weaving (<= T)
     # error codes, raised after the nogil section (never expected: guards)
     ERR_NONE = 0
     ERR_MEMORY = 1
@@ -132,20 +131,12 @@ cdef struct State:
     int nkey[POOL]               # 64 v + u: sweep order (v, u) of each node
     int n_nodes
     int cyc_head[MAX_CYCLES]
-    int64_t cyc_area[MAX_CYCLES]
     int cyc_nodes[MAX_CYCLES]
     # per sweep order (0: (v, u) keys, 1: mirrored (v, -u)) each cycle's
     # lowest node and its number of local minima (1: the cycle is monotone)
     int cyc_low[2][MAX_CYCLES]
     int cyc_minima[2][MAX_CYCLES]
     int n_cycles
-    int hole_head[MAX_CYCLES]
-    int hole_owner[MAX_CYCLES]
-    int n_holes
-    int poly_head[MAX_POLYS]
-    int poly_holes[MAX_POLYS]    # holes not yet bridged into the polygon's outer cycle
-    int n_polys
-    int poly_stack[MAX_POLYS]
     # monotone weaving: nodes in sweep order, their chain, the reflex stack
     int sweep[POOL]
     uint8_t chain[POOL]

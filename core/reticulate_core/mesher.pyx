@@ -48,7 +48,7 @@ from libc.string cimport memset, memcpy
 from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 
 from reticulate_core.chunk_state cimport (
-    ERR_MEMORY, ERR_NONE, P, PP, W, State, ret_ctz32, ret_now, ret_popcount32, set_frame)
+    ERR_MEMORY, ERR_NONE, ERR_WEAVE, P, PP, W, State, ret_ctz32, ret_now, ret_popcount32, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
@@ -57,7 +57,7 @@ from reticulate_core.octree cimport (
 from reticulate_core.vertices cimport _emit, _weld
 from reticulate_core.voxel_rows cimport differ32, ensure_slab_rows, solid_masks, start_rows, voxel_row
 from reticulate_core.trace cimport trace_region
-from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_region, weave_strip
+from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_strip
 from reticulate_core.weld cimport seam_key
 
 from reticulate_core.mesh import Mesh
@@ -320,7 +320,7 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
         elif err == ERR_NONE and not (
                 (st.n_cycles == 1 and weave_cycle(st, 0, a, positive, material))
                 or weave_partitioned(st, a, positive, material)):
-            err = weave_region(st, a, L, positive, material)
+            err = ERR_WEAVE
     if err != ERR_NONE and st.error == ERR_NONE:
         st.error = err
     for r in range(st.rv0, st.rv1 + 1):

@@ -5,7 +5,7 @@
 nodes: the points where the boundary turns and its points in S.  The
 weavers of weave.pyx triangulate these cycles.
 """
-from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 
 from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, single_run
 from reticulate_core.vertices cimport _straight_in_s, _weld
@@ -53,12 +53,11 @@ cdef inline void _append_node(State* st, int pu, int pv, int last) noexcept nogi
     st.n_nodes += 1
 
 
-cdef inline void _record_cycle(State* st, int first, int count, int64_t area,
+cdef inline void _record_cycle(State* st, int first, int count,
                                int low, int minima, int mlow, int mminima) noexcept nogil:
     """Record the closed cycle from node first as cycle st.n_cycles (see State)."""
     cdef int c = st.n_cycles
     st.cyc_head[c] = first
-    st.cyc_area[c] = area
     st.cyc_nodes[c] = count
     st.cyc_low[0][c] = low
     st.cyc_low[1][c] = mlow
@@ -68,11 +67,10 @@ cdef inline void _record_cycle(State* st, int first, int count, int64_t area,
 
 
 cdef void _close_cycle(State* st, int first, int last) noexcept nogil:
-    """Link node last back to node first and record the cycle: its doubled
-    signed area, its node count and, for the sweep order (v, u) (keys
-    64 v + u) and the mirrored one (v, -u) (keys 64 v + 32 - u), its lowest
-    node and its number of local minima."""
-    cdef int64_t area = 0
+    """Link node last back to node first and record the cycle: its node
+    count and, for the sweep order (v, u) (keys 64 v + u) and the mirrored
+    one (v, -u) (keys 64 v + 32 - u), its lowest node and its number of
+    local minima."""
     cdef int k = first, n, count = 0
     cdef int low = first, mlow = first, minima = 0, mminima = 0
     cdef int key_p, key_k, key_n, mkey_p, mkey_k, mkey_n
@@ -84,7 +82,6 @@ cdef void _close_cycle(State* st, int first, int last) noexcept nogil:
     mkey_k = key_k + 32 - 2 * st.nu[first]
     while True:
         n = st.nnext[k]
-        area += <int64_t>st.nu[k] * st.nv[n] - <int64_t>st.nu[n] * st.nv[k]
         key_n = st.nkey[n]
         mkey_n = key_n + 32 - 2 * st.nu[n]
         if key_k < key_p and key_k < key_n:
@@ -103,7 +100,7 @@ cdef void _close_cycle(State* st, int first, int last) noexcept nogil:
         k = n
         if k == first:
             break
-    _record_cycle(st, first, count, area, low, minima, mlow, mminima)
+    _record_cycle(st, first, count, low, minima, mlow, mminima)
 
 
 cdef inline void _side(State* st, int pu, int pv, int n, int d, int* last) noexcept nogil:
@@ -150,19 +147,17 @@ cdef bint _trace_runs(State* st) noexcept nogil:
     and True; else False; the rows' runs and cut nodes into st (see
     State).  No cell walk: the rows' ends give the turns, and only
     straight points need S tests.  Rows of a 4-connected region overlap,
-    so the boundary is one simple cycle, its doubled area twice
-    the cells; its local minima in order (v, u) are the lower left corner
-    and one per row whose left or right end is left of the row below's,
-    in order (v, -u) the lower right corner and one per row whose end is
-    right of the row below's."""
+    so the boundary is one simple cycle; its local minima in order (v, u)
+    are the lower left corner and one per row whose left or right end is
+    left of the row below's, in order (v, -u) the lower right corner and
+    one per row whose end is right of the row below's."""
     cdef int v, v0 = st.rv0, v1 = st.rv1, last = -1, lower_right
-    cdef int cells = 0, minima = 1, mminima = 1
+    cdef int minima = 1, mminima = 1
     cdef int* lo = st.run_lo
     cdef int* hi = st.run_hi
     for v in range(v0, v1 + 1):
         if not single_run(st.region[v], &lo[v], &hi[v]):
             return False
-        cells += hi[v] - lo[v]
         if v > v0:
             minima += (lo[v] < lo[v - 1]) + (hi[v] < hi[v - 1])
             mminima += (lo[v] > lo[v - 1]) + (hi[v] > hi[v - 1])
@@ -181,7 +176,7 @@ cdef bint _trace_runs(State* st) noexcept nogil:
     _turn(st, lo[v0], v0, &last)
     st.nnext[last] = 0
     st.nprev[0] = last
-    _record_cycle(st, 0, st.n_nodes, 2 * cells, last, minima, lower_right, mminima)
+    _record_cycle(st, 0, st.n_nodes, last, minima, lower_right, mminima)
     st.traced_runs = True
     return True
 

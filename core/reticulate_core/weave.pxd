@@ -4,8 +4,6 @@ from libc.stdint cimport uint16_t
 
 from reticulate_core.chunk_state cimport State
 
-# Triangulate traced cycles (outer and holes); ERR_NONE or an error code.
-cdef int weave_region(State* st, int a, int L, int positive, uint16_t material) noexcept nogil
 # Triangulate the polygon of the n-node cycle of node low, its lowest node and
 # only local minimum in sweep order (v, u), or (v, -u) when mirrored; False,
 # emitting nothing, at a pinch point or a degenerate triangle.
@@ -14,8 +12,9 @@ cdef bint weave_monotone(State* st, int low, int n, bint mirrored,
 # weave_monotone on traced cycle c in whichever sweep order it is monotone;
 # False, emitting nothing, when neither order weaves it.
 cdef bint weave_cycle(State* st, int c, int a, int positive, uint16_t material) noexcept nogil
-# Triangulate traced cycles cut into monotone pieces; False, emitting nothing
-# and leaving the cycles as traced, at a pinch point.
+# Triangulate traced cycles (outer and holes, pinch points too) cut into
+# monotone pieces; False, emitting nothing and leaving the cycles as traced,
+# only when a guard fails (then the mesher reports an internal error).
 cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil
 # Weave a region one cell wide (a run of one row or of one column) without
 # a trace; False, doing nothing, for any other region.

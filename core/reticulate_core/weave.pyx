@@ -8,14 +8,13 @@ traced first (``trace.trace_region``) and its cycles of polygon nodes
 woven: ``weave_monotone`` weaves one cycle monotone in sweep order (v, u)
 (``weave_cycle`` tries the mirrored order (v, -u) too);
 ``weave_partitioned`` first cuts the cycles into such pieces (along row
-lines when the rows are single runs, else by a sweep);
-``weave_region`` (ear and diagonal cutting) is the fallback when those fail.
+lines when the rows are single runs, else by a sweep that also takes holes
+and pinch points).
 """
 from libc.stdint cimport int64_t, uint16_t, uint32_t
 from libc.string cimport memcpy, memset
 
-from reticulate_core.chunk_state cimport (
-    ERR_NONE, ERR_POOL, ERR_WEAVE, MAX_POLYS, POOL, State, region_rectangle)
+from reticulate_core.chunk_state cimport POOL, State, region_rectangle
 from reticulate_core.vertices cimport _emit, _straight_in_s, _weld
 
 
@@ -38,31 +37,6 @@ cdef inline bint _locally_inside(State* st, int w, int dx, int dy) noexcept nogi
     c_pd = -c_dp
     c_dn = -c_nd
     return not (c_pd >= 0 and c_dn >= 0)
-
-
-cdef bint _inside_cycle(State* st, int head, int x, int y) noexcept nogil:
-    """Crossing-number test of point (x, y), never on the cycle's boundary."""
-    cdef bint inside = False
-    cdef int k = head, n
-    cdef int ax, ay, bx, by
-    while True:
-        n = st.nnext[k]
-        ax = st.nu[k]
-        ay = st.nv[k]
-        bx = st.nu[n]
-        by = st.nv[n]
-        if (ay > y) != (by > y):
-            # x < ax + (y - ay) * (bx - ax) / (by - ay)
-            if by > ay:
-                if <int64_t>(x - ax) * (by - ay) < <int64_t>(y - ay) * (bx - ax):
-                    inside = not inside
-            else:
-                if <int64_t>(x - ax) * (by - ay) > <int64_t>(y - ay) * (bx - ax):
-                    inside = not inside
-        k = n
-        if k == head:
-            break
-    return inside
 
 
 cdef int _split(State* st, int a, int b) noexcept nogil:
@@ -99,179 +73,6 @@ cdef int _split(State* st, int a, int b) noexcept nogil:
     st.nnext[bp] = b2
     st.nprev[b2] = bp
     return a2
-
-
-cdef inline int _cycle_start(State* st, int pid, int h, int outer) noexcept nogil:
-    """A node of cycle h of polygon pid (h = -1: its outer cycle ``outer``), or
-    -1 when hole h belongs to another polygon."""
-    if h < 0:
-        return outer
-    return st.hole_head[h] if st.hole_owner[h] == pid else -1
-
-
-cdef int weave_region(State* st, int a, int L, int positive, uint16_t material) noexcept nogil:
-    """Triangulate the traced region with no vertex but its nodes; 0 on success.
-
-    Repeatedly take the lowest node v (smallest (v, u)) of a polygon's outer
-    cycle; it is strictly convex, with neighbours p and n.  If no other node
-    (of the outer cycle or the polygon's holes, positions of p, v, n aside)
-    lies in the closed triangle (p, v, n), clip it as an ear.  Otherwise join
-    v to the node w of the triangle farthest from line p-n: the open segment
-    v-w meets no node and no edge, so it is a proper diagonal; it bridges a
-    hole into the outer cycle or splits the polygon in two (holes go to the
-    part that contains them).  Exact integer arithmetic; every step either
-    emits a triangle or adds a diagonal, so the loop is bounded.
-    """
-    cdef int i, h, k, outer, pid, top, v, p, n, w, w_cycle, cand, best, count
-    cdef int a2, steps, max_steps, umin, umax, vmax, next_v = 0, next_count = 0
-    cdef bint known
-    cdef int vu, vv, pu_, pv_, nu_, nv_, wu, wv
-    cdef int64_t d, bestd, area
-    outer = -1
-    st.n_holes = 0
-    for i in range(st.n_cycles):
-        if st.cyc_area[i] > 0:
-            if outer >= 0:
-                return ERR_WEAVE
-            outer = st.cyc_head[i]
-        else:
-            st.hole_head[st.n_holes] = st.cyc_head[i]
-            st.hole_owner[st.n_holes] = 0
-            st.n_holes += 1
-    if outer < 0:
-        return ERR_WEAVE
-    st.poly_head[0] = outer
-    st.poly_holes[0] = st.n_holes
-    st.n_polys = 1
-    st.poly_stack[0] = 0
-    top = 1
-    max_steps = 8 * st.n_nodes + 64
-    steps = 0
-    while top > 0:
-        top -= 1
-        pid = st.poly_stack[top]
-        known = False
-        while True:
-            steps += 1
-            if steps > max_steps or st.error:
-                return ERR_WEAVE
-            outer = st.poly_head[pid]
-            if known:
-                # the lowest node but the clipped one, found by the previous scan
-                v = next_v
-                count = next_count
-            else:
-                v = outer
-                count = 0
-                k = outer
-                while True:
-                    count += 1
-                    if st.nkey[k] < st.nkey[v]:
-                        v = k
-                    k = st.nnext[k]
-                    if k == outer or count > POOL:
-                        break
-            p = st.nprev[v]
-            n = st.nnext[v]
-            vu = st.nu[v]
-            vv = st.nv[v]
-            pu_ = st.nu[p]
-            pv_ = st.nv[p]
-            nu_ = st.nu[n]
-            nv_ = st.nv[n]
-            area = _cross(pu_, pv_, vu, vv, nu_, nv_)
-            if area <= 0:
-                return ERR_WEAVE
-            if count == 3 and st.poly_holes[pid] == 0:
-                _emit(st, a, positive, material, st.nvert[p], st.nvert[v], st.nvert[n])
-                break
-            # farthest node from line p-n inside the closed triangle (p, v, n)
-            best = -1
-            bestd = -1
-            next_v = n
-            umin = min(pu_, min(vu, nu_))
-            umax = max(pu_, max(vu, nu_))
-            vmax = max(pv_, nv_)
-            for h in range(-1, st.n_holes if st.poly_holes[pid] else 0):
-                k = _cycle_start(st, pid, h, outer)
-                if k < 0:
-                    continue
-                cand = k
-                while True:
-                    if h < 0 and k != v and st.nkey[k] < st.nkey[next_v]:
-                        next_v = k
-                    wu = st.nu[k]
-                    wv = st.nv[k]
-                    if (wv <= vmax and wu >= umin and wu <= umax and
-                            not ((wu == vu and wv == vv) or (wu == pu_ and wv == pv_)
-                                 or (wu == nu_ and wv == nv_))):
-                        if (_cross(pu_, pv_, vu, vv, wu, wv) >= 0
-                                and _cross(vu, vv, nu_, nv_, wu, wv) >= 0
-                                and _cross(nu_, nv_, pu_, pv_, wu, wv) >= 0):
-                            d = _cross(pu_, pv_, wu, wv, nu_, nv_)
-                            if d > bestd:
-                                bestd = d
-                                best = k
-                    k = st.nnext[k]
-                    if k == cand:
-                        break
-            if best < 0:
-                _emit(st, a, positive, material, st.nvert[p], st.nvert[v], st.nvert[n])
-                if count == 3:
-                    break
-                st.nnext[p] = n
-                st.nprev[n] = p
-                st.poly_head[pid] = n
-                known = True
-                next_count = count - 1
-                continue
-            # the copy of w (same position) whose wedge holds the direction to v
-            wu = st.nu[best]
-            wv = st.nv[best]
-            w = -1
-            w_cycle = -2
-            for h in range(-1, st.n_holes if st.poly_holes[pid] else 0):
-                k = _cycle_start(st, pid, h, outer)
-                if k < 0:
-                    continue
-                cand = k
-                while True:
-                    if st.nu[k] == wu and st.nv[k] == wv and _locally_inside(st, k, vu - wu, vv - wv):
-                        w = k
-                        w_cycle = h
-                    k = st.nnext[k]
-                    if k == cand:
-                        break
-            if w < 0:
-                return ERR_WEAVE
-            a2 = _split(st, v, w)
-            if a2 < 0:
-                return ERR_POOL
-            known = False
-            if w_cycle >= 0:
-                # the hole is now part of the outer cycle
-                st.hole_owner[w_cycle] = -1
-                st.poly_holes[pid] -= 1
-                st.poly_head[pid] = v
-                continue
-            # two polygons: v's cycle stays pid, a2's becomes a new one
-            if st.n_polys == MAX_POLYS or top == MAX_POLYS:
-                return ERR_POOL
-            st.poly_head[pid] = v
-            st.poly_head[st.n_polys] = a2
-            st.poly_holes[st.n_polys] = 0
-            if st.poly_holes[pid]:
-                for h in range(st.n_holes):
-                    if st.hole_owner[h] == pid:
-                        k = st.hole_head[h]
-                        if _inside_cycle(st, a2, st.nu[k], st.nv[k]):
-                            st.hole_owner[h] = st.n_polys
-                            st.poly_holes[pid] -= 1
-                            st.poly_holes[st.n_polys] += 1
-            st.poly_stack[top] = st.n_polys
-            top += 1
-            st.n_polys += 1
-    return ERR_NONE
 
 
 cdef inline bint _emit_ccw(State* st, int a, int positive, uint16_t material,
@@ -634,10 +435,11 @@ cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) n
     """Weave the traced cycles (outer and holes) by cutting them into pieces
     monotone in a sweep order and weaving each piece: along row lines when
     the rows are single runs (_weave_runs), else at the diagonals of an
-    upward sweep.  Only nodes are vertices,
-    so the region gets B - 2 chi triangles.  Returns False, having emitted
-    nothing and restored the traced cycles, at a pinch point or a piece that
-    is not monotone."""
+    upward sweep, which takes any region, pinch points included.  Only nodes
+    are vertices, so the region gets B - 2 chi triangles.  Returns False,
+    having emitted nothing and restored the traced cycles, when the sweep's
+    status is inconsistent or a piece does not weave: guards, never reached
+    on the test corpora (the mesher then raises an internal error)."""
     cdef int n = st.n_nodes, first_triangle = st.n_triangles, n_diag, i, x, y, k
     if _weave_runs(st, a, positive, material):
         return True

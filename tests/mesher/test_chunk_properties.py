@@ -158,6 +158,25 @@ def test_plates_whose_rows_are_single_runs(grid):
                 max_excess=MULTI_MATERIAL_EXCESS if len(np.unique(grid[grid != 0])) > 1 else 0.0)
 
 
+@st.composite
+def pinched_plates(draw):
+    """A plate one voxel thick of random cells (density 0.3..0.7), on any
+    axis: its faces are regions with pinch points (cells touching only at a
+    corner) and holes, which the monotone partition cuts by its sweep."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    grid = np.zeros((32, 32, 32), np.uint16)
+    cells = rng.random((32, 32)) < draw(st.floats(0.3, 0.7))
+    grid[draw(st.integers(0, 31))] = cells * rng.integers(1, draw(st.integers(1, 3)) + 1, (32, 32))
+    return np.ascontiguousarray(np.moveaxis(grid, 0, draw(st.integers(0, 2))))
+
+
+@settings(max_examples=200)
+@given(pinched_plates())
+def test_plates_with_pinch_points(grid):
+    check_chunk("a plate with pinch points", grid,
+                max_excess=MULTI_MATERIAL_EXCESS if len(np.unique(grid[grid != 0])) > 1 else 0.0)
+
+
 def test_full_and_empty_chunks():
     check_chunk("empty chunk", np.zeros(vs.CHUNK_SHAPE, np.uint16))
     check_chunk("full chunk", np.full(vs.CHUNK_SHAPE, 65535, np.uint16))
