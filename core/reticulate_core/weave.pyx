@@ -211,7 +211,7 @@ cdef void _sort_sweep(State* st, int n) noexcept nogil:
     row v (keys are v-major), each row kept sorted by insertion."""
     cdef int first[34]
     cdef int fill[33]
-    cdef int i, j, v, rank
+    cdef int i, j, v, key, s
     memset(first, 0, sizeof(first))
     for i in range(n):
         first[st.nv[i] + 1] += 1
@@ -220,11 +220,14 @@ cdef void _sort_sweep(State* st, int n) noexcept nogil:
         fill[v] = first[v]
     for i in range(n):
         v = st.nv[i]
-        rank = _sweep_rank(st, i)
+        key = st.nkey[i]
         j = fill[v]
         fill[v] += 1
-        while j > first[v] and _sweep_rank(st, st.sweep[j - 1]) > rank:
-            st.sweep[j] = st.sweep[j - 1]
+        while j > first[v]:
+            s = st.sweep[j - 1]
+            if st.nkey[s] < key or (st.nkey[s] == key and _sweep_rank(st, s) < _sweep_rank(st, i)):
+                break
+            st.sweep[j] = s
             j -= 1
         st.sweep[j] = i
 
@@ -272,7 +275,8 @@ cdef int _monotone_diagonals(State* st, int n) noexcept nogil:
     cdef bint p_above, n_above
     _sort_sweep(st, n)
     for i in range(1, n):
-        if _sweep_rank(st, st.sweep[i]) == _sweep_rank(st, st.sweep[i - 1]):
+        if (st.nkey[st.sweep[i]] == st.nkey[st.sweep[i - 1]]
+                and _sweep_rank(st, st.sweep[i]) == _sweep_rank(st, st.sweep[i - 1])):
             return -1
     for i in range(n):
         v = st.sweep[i]
