@@ -67,6 +67,11 @@ def fails_on(grid, max_excess):
     return False
 
 
+def allowed_excess(grid):
+    """The excess over the minimum allowed on grid: 2% with several materials, else none."""
+    return MULTI_MATERIAL_EXCESS if len(np.unique(grid[grid != 0])) > 1 else 0.0
+
+
 def check_chunk(description, grid, max_excess=0.0):
     mesh = rc.mesh_chunk(grid)
     assert same_arrays(mesh, rc.mesh_chunk(grid)), f"mesh_chunk is not deterministic on {description}"
@@ -118,9 +123,7 @@ def test_small_structures_anywhere_in_the_chunk(small, offset):
     grid = np.zeros(vs.CHUNK_SHAPE, np.uint16)
     at = tuple(slice(o, o + n) for o, n in zip(offset, small.shape))
     grid[at] = small
-    materials = len(np.unique(small[small != 0]))
-    check_chunk(f"small grid {small.tolist()} at {offset}", grid,
-                max_excess=MULTI_MATERIAL_EXCESS if materials > 1 else 0.0)
+    check_chunk(f"small grid {small.tolist()} at {offset}", grid, max_excess=allowed_excess(grid))
 
 
 @st.composite
@@ -154,8 +157,7 @@ def single_run_plates(draw):
 @settings(max_examples=400)
 @given(single_run_plates())
 def test_plates_whose_rows_are_single_runs(grid):
-    check_chunk("a plate of single-run rows", grid,
-                max_excess=MULTI_MATERIAL_EXCESS if len(np.unique(grid[grid != 0])) > 1 else 0.0)
+    check_chunk("a plate of single-run rows", grid, max_excess=allowed_excess(grid))
 
 
 @st.composite
@@ -173,8 +175,7 @@ def pinched_plates(draw):
 @settings(max_examples=200)
 @given(pinched_plates())
 def test_plates_with_pinch_points(grid):
-    check_chunk("a plate with pinch points", grid,
-                max_excess=MULTI_MATERIAL_EXCESS if len(np.unique(grid[grid != 0])) > 1 else 0.0)
+    check_chunk("a plate with pinch points", grid, max_excess=allowed_excess(grid))
 
 
 def test_full_and_empty_chunks():
