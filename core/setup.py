@@ -4,6 +4,7 @@ Every ``reticulate_core/*.pyx`` becomes one extension module.  Set
 ``RETICULATE_BOUNDSCHECK=1`` to compile with bounds and wraparound checks on
 and with the portable C row kernels instead of the SSE2 ones (the property
 tests are run against such a build too, so both kernels are tested).
+Cython and the C compiler run one job per CPU.
 """
 import glob
 import os
@@ -33,5 +34,7 @@ extensions = [
     )
     for path in sources
 ]
+jobs = os.cpu_count() or 1
 setup(ext_modules=cythonize(extensions, compiler_directives=directives,
-                            include_path=[here]))
+                            include_path=[here], nthreads=jobs),
+      options={"build_ext": {"parallel": jobs}})
