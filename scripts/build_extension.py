@@ -1,12 +1,14 @@
 """Build the Blender extension zip: dist/reticulate-<version>-<platform>.zip.
 
-Steps: build the reticulate_core wheel for this interpreter and platform
-(``pip wheel --no-deps --no-build-isolation`` on a clean copy of ``core/``, so
-in-place development builds never leak into the release), lay out a staging
-folder (the add-on package at the root, the wheel under ``wheels/``, and a
-manifest naming exactly that wheel and this platform), then build and
-validate the zip with Blender's own ``blender_ext.py`` found inside the
-installed ``bpy`` package.  Exits non-zero if any step fails.
+Steps: validate the manifest and the add-on package first (staged without a
+wheel, so a bad manifest fails in seconds), build the reticulate_core wheel
+for this interpreter and platform (``pip wheel --no-deps --no-build-isolation``
+on a clean copy of ``core/``, so in-place development builds never leak into
+the release), lay out a staging folder (the add-on package at the root, the
+wheel under ``wheels/``, and a manifest naming exactly that wheel and this
+platform), then build and validate the zip with Blender's own
+``blender_ext.py`` found inside the installed ``bpy`` package.  Exits non-zero
+if any step fails.
 
 Run it with the project's venv python: ``.venv/bin/python scripts/build_extension.py``.
 """
@@ -81,10 +83,12 @@ def build_core_wheel(out_dir):
 
 
 def staged_manifest(text, wheel_name, platform_name):
-    """The repository manifest with ``platforms`` and ``wheels`` set to this build."""
+    """The repository manifest with ``platforms`` and ``wheels`` set to this build
+    (``wheels = []`` when ``wheel_name`` is None)."""
+    wheels = f'["./wheels/{wheel_name}"]' if wheel_name else "[]"
     replacements = {
         "platforms": f'platforms = ["{platform_name}"]',
-        "wheels": f'wheels = ["./wheels/{wheel_name}"]',
+        "wheels": f"wheels = {wheels}",
     }
     for key, line in replacements.items():
         text, count = re.subn(rf"(?m)^{key}\s*=.*$", line, text)
@@ -94,10 +98,12 @@ def staged_manifest(text, wheel_name, platform_name):
 
 
 def lay_out(stage, wheel, platform_name, manifest_path):
+    """The add-on package, ``wheel`` (if not None) under ``wheels/`` and the staged manifest."""
     shutil.copytree(ADDON_DIR, stage, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    (stage / "wheels").mkdir()
-    shutil.copy2(wheel, stage / "wheels" / wheel.name)
-    manifest = staged_manifest(manifest_path.read_text(), wheel.name, platform_name)
+    if wheel is not None:
+        (stage / "wheels").mkdir()
+        shutil.copy2(wheel, stage / "wheels" / wheel.name)
+    manifest = staged_manifest(manifest_path.read_text(), wheel and wheel.name, platform_name)
     tomllib.loads(manifest)
     (stage / "blender_manifest.toml").write_text(manifest)
 
@@ -114,6 +120,9 @@ def build(dist_dir, manifest_path=MANIFEST):
     target = dist_dir / f"reticulate-{version}-{platform_name}.zip"
     with tempfile.TemporaryDirectory(prefix="reticulate-build-") as tmp:
         tmp = Path(tmp)
+        lay_out(tmp / "precheck", None, platform_name, manifest_path)
+        run([sys.executable, blender_ext, "validate", str(tmp / "precheck")],
+            "validating the manifest and the add-on before building the core")
         wheel = build_core_wheel(tmp / "wheel")
         stage = tmp / "reticulate"
         lay_out(stage, wheel, platform_name, manifest_path)
