@@ -3,7 +3,8 @@
 "ci" (the default) is derandomized so that every run of the suite checks the
 same examples and stays within its time budget; "explore" draws fresh random
 examples (``HYPOTHESIS_PROFILE=explore``) for hunting new failures.
-Suites set their own ``max_examples``; profiles set the rest.
+Suites set their own ``max_examples`` (as ``example_budget.examples(n)``);
+profiles set the rest.
 """
 import os
 

@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from example_budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -146,7 +147,7 @@ def range_start(m, bits):
     return m.code << (bits * (5 - m.depth))
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(cells3, cells3)
 def test_morton3_ordering_is_range_start_then_depth(a, b):
     key_a, key_b = (range_start(a, 3), a.depth), (range_start(b, 3), b.depth)

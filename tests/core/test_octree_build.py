@@ -4,6 +4,7 @@ import pickle
 import numpy as np
 import pytest
 from chunk_strategies import SHAPE, any_chunk, blocky_chunks, noise_chunks, reference_stream
+from example_budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +12,7 @@ from reticulate_core import CompactOctree, Fixed8Octree, memory_report
 from reticulate_core.samples import SCENARIOS, scenario_chunk
 
 BRANCH = 0x80000000
-chunk_settings = settings(max_examples=150)
+chunk_settings = settings(max_examples=examples(150))
 
 
 @chunk_settings
@@ -28,7 +29,7 @@ def test_round_trips_and_conversions(chunk):
     np.testing.assert_array_equal(CompactOctree.from_dense(compact.to_dense()).nodes, compact.nodes)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.one_of(blocky_chunks(), noise_chunks()))
 def test_stream_is_the_canonical_one(chunk):
     compact = CompactOctree.from_dense(chunk)

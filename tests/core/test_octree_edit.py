@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 from chunk_strategies import SHAPE, TOP_MATERIAL, blocky_chunks, structured_chunks
+from example_budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,7 +51,7 @@ def check_canonical(tree, chunk):
 start_chunks = st.one_of(st.just(np.zeros(SHAPE, np.uint16)), blocky_chunks(), structured_chunks())
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(start_chunks, st.lists(edits(), min_size=1, max_size=40))
 def test_edit_sequences_match_numpy_and_stay_canonical(start, sequence):
     chunk = start.copy()
@@ -65,7 +66,7 @@ def test_edit_sequences_match_numpy_and_stay_canonical(start, sequence):
     check_canonical(tree, chunk)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(st.lists(st.tuples(st.integers(0, 31), st.integers(0, 31), st.integers(0, 31)),
                 min_size=1, max_size=60), st.sampled_from([1, 3, TOP_MATERIAL]))
 def test_setting_voxels_then_clearing_them_returns_to_empty(points, material):

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 from chunk_strategies import SHAPE, any_chunk, walk_events
+from example_budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -9,7 +10,7 @@ from reticulate_core import CompactOctree, DenseWalker, Fixed8Octree, Morton3, W
 from reticulate_core.octree import _brick_walk_records, benchmark_walk
 from reticulate_core.samples import SCENARIOS, scenario_chunk
 
-walk_settings = settings(max_examples=100)
+walk_settings = settings(max_examples=examples(100))
 
 
 def morton_ordered(chunk):
@@ -99,7 +100,7 @@ def test_the_brick_walk_is_the_dense_walk_of_cells_with_last_level_branches_whol
     assert bricks == [e for e in dense if e[0] in ("leaf", "empty")]
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(any_chunk, st.lists(st.tuples(st.integers(0, 31), st.integers(0, 31), st.integers(0, 31),
                                      st.sampled_from([0, 1, 65535])), max_size=30))
 def test_edited_fixed8_walks_like_compact(chunk, points):

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from example_budget import examples
 import meshcheck
 import reticulate_core as rc
 from reticulate_core.manifold import split_nonmanifold
@@ -112,7 +113,7 @@ def test_duplicates_only_at_split_points():
             or cube[0, 1, 0] == cube[1, 0, 1] or cube[0, 0, 1] == cube[1, 1, 0]
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(st.tuples(st.integers(1, 40), st.integers(1, 40), st.integers(1, 36)),
        st.sampled_from([0.2, 0.5, 0.8]), st.integers(0, 2**32 - 1))
 def test_random_grids_are_manifold(shape, density, seed):

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from example_budget import examples
 import meshcheck as mc
 import reticulate_core as rc
 import voxel_strategies as vs
@@ -62,25 +63,25 @@ def check_grid(description, grid):
         raise AssertionError(f"mesh_grid on {description}: {error}\nshrunk to:\n{mc.grid_literal(small)}") from None
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(vs.grids(shapes=SHAPES, kinds=("seam_structures",), materials=(1, 3)))
 def test_structures_across_seams(example):
     check_grid(*example)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(vs.grids(shapes=SHAPES, kinds=SPARSE_KINDS, materials=(1, 4)))
 def test_structured_grids_of_awkward_sizes(example):
     check_grid(*example)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(vs.grids(shapes=SMALL_SHAPES, kinds=DENSE_KINDS, materials=(1, 4)))
 def test_dense_grids_of_awkward_sizes(example):
     check_grid(*example)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.integers(0, 2 ** 32 - 1), st.sampled_from([(31, 31, 31), (32, 33, 32), (34, 34, 34)]))
 def test_voxels_on_every_chunk_corner_and_edge(seed, shape):
     # Voxels on the lattice lines and points where 2, 4 or 8 chunks meet (coordinates 31/32):
@@ -104,14 +105,14 @@ def check_manifold_output(description, grid):
     assert same_arrays(mesh, rc.mesh_grid(grid, manifold=True)), f"manifold output not deterministic on {description}"
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(vs.grids(shapes=SHAPES, kinds=("pinches", "seam_structures", "border_voxels", "plates_with_holes"),
                 materials=(1, 3)))
 def test_manifold_output_uses_every_edge_twice(example):
     check_manifold_output(*example)
 
 
-@settings(max_examples=8)
+@settings(max_examples=examples(8))
 @given(vs.grids(shapes=st.sampled_from([(33, 33, 33), (31, 32, 33), (100, 3, 3)]), kinds=("checkerboard",),
                 materials=(1, 2)))
 def test_manifold_output_of_checkerboards(example):

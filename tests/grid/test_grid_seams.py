@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from example_budget import examples
 import meshcheck
 import reticulate_core as rc
 
@@ -93,7 +94,7 @@ def _random_grid(shape, density, materials, seed):
     return volume
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(grids)
 def test_random_grids_keep_the_guarantees(volume):
     check(volume, rc.mesh_grid(volume, workers=1))

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from example_budget import examples
 from reticulate_core.io import VoxFormatError, read_vox_bytes
 from vox_chunks import SAMPLES, chunk, chunk_headers, ints, ngrp, nshp, ntrn, size, vdict, vox, xyzi
 
@@ -127,7 +128,7 @@ def apply_mutation(data, mutation):
     return data
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, len(BASES) - 1), st.lists(mutations, min_size=1, max_size=4))
 def test_mutated_files_read_or_raise_vox_format_error(base, steps):
     data = BASES[base]
@@ -136,7 +137,7 @@ def test_mutated_files_read_or_raise_vox_format_error(base, steps):
     check_reads_cleanly(data)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.binary(max_size=200))
 def test_random_bytes_after_a_valid_header(tail):
     check_reads_cleanly(b"VOX " + ints(200) + tail)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from example_budget import examples
 from reticulate_core.io import DEFAULT_PALETTE, VoxLayer, VoxModel, VoxScene, read_vox, write_vox
 from vox_chunks import SAMPLES
 
@@ -75,7 +76,7 @@ def assert_same_models(written, read):
         assert (a.voxels is b.voxels) == (read.models[i].voxels is read.models[j].voxels)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(scenes())
 def test_random_scenes_round_trip(scene):
     read = round_trip(scene)
@@ -84,7 +85,7 @@ def test_random_scenes_round_trip(scene):
     assert_same_models(scene, read)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(scenes(), st.lists(st.tuples(st.integers(0, 47), st.lists(st.integers(-50, 50), min_size=3,
                                                                   max_size=3)), max_size=3))
 def test_random_scenes_round_trip_through_nested_groups(scene, groups):

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
+from example_budget import examples
 import meshcheck as mc
 import reticulate_core as rc
 import voxel_strategies as vs
@@ -96,26 +97,26 @@ def check_chunk(description, grid, max_excess=0.0):
             _excess_seen.update(max=excess, grid=f"{description}: {triangles} vs {minimum}")
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(vs.grids(kinds=STRUCTURED, materials=(1, 1)))
 def test_single_material_structured_chunks(example):
     check_chunk(*example)
 
 
-@settings(max_examples=700)
+@settings(max_examples=examples(700))
 @given(vs.grids(kinds=STRUCTURED, materials=(2, 8)))
 def test_multi_material_structured_chunks(example):
     check_chunk(*example, max_excess=MULTI_MATERIAL_EXCESS)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(vs.grids(kinds=("density",), materials=(1, 8)))
 def test_random_density_chunks(example):
     description, grid = example
     check_chunk(description, grid, max_excess=MULTI_MATERIAL_EXCESS if description["n_materials"] > 1 else 0.0)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(vs.small_grids(max_side=6, materials=(1, 3)), st.tuples(*[st.integers(0, 26)] * 3))
 def test_small_structures_anywhere_in_the_chunk(small, offset):
     # Voxel-by-voxel drawn structures (these shrink well in hypothesis) placed
@@ -154,7 +155,7 @@ def single_run_plates(draw):
     return np.ascontiguousarray(np.moveaxis(grid, 0, draw(st.integers(0, 2))))
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(single_run_plates())
 def test_plates_whose_rows_are_single_runs(grid):
     check_chunk("a plate of single-run rows", grid, max_excess=allowed_excess(grid))
@@ -172,7 +173,7 @@ def pinched_plates(draw):
     return np.ascontiguousarray(np.moveaxis(grid, 0, draw(st.integers(0, 2))))
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(pinched_plates())
 def test_plates_with_pinch_points(grid):
     check_chunk("a plate with pinch points", grid, max_excess=allowed_excess(grid))
@@ -184,7 +185,7 @@ def test_full_and_empty_chunks():
     assert len(rc.mesh_chunk(np.full(vs.CHUNK_SHAPE, 3, np.uint16)).triangles) == 12
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.lists(st.integers(0, 3), min_size=8, max_size=8))
 def test_chunks_of_uniform_octants(octant_materials):
     # Eight 16^3 octants of materials 0..3: the walks meet cells of 16 and 32
@@ -203,7 +204,7 @@ def mutated(mesh, triangles, materials=None, faces=None, positions=None):
                    mesh.materials if materials is None else materials, mesh.faces if faces is None else faces)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(vs.grids(kinds=("spheres", "terrain", "plates_with_holes", "polyomino_plates", "boxes", "staircase"),
                 materials=(1, 3)), st.integers(0, 2 ** 31))
 def test_checker_rejects_mutated_mesher_output(example, pick):
@@ -263,7 +264,7 @@ def mesh_from_callbacks(source, to_material):
     return rc.Mesh(positions, index.reshape(-1, 3), materials, faces)
 
 
-@settings(max_examples=80)
+@settings(max_examples=examples(80))
 @given(vs.grids(kinds=STRUCTURED, materials=(1, 5)), st.sampled_from(["compact", "fixed8", "array"]),
        st.integers(0, 2 ** 16))
 def test_make_triangles_callbacks(example, source, salt):
@@ -330,14 +331,14 @@ def check_padded(description, grid, max_excess):
                              f"shrunk to:\n{mc.grid_literal(small)}") from None
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(vs.grids(shapes=st.just((64, 32, 32)), kinds=tuple(vs.GRID_KINDS), materials=(1, 3)))
 def test_two_padded_chunks_make_one_seamless_mesh(example):
     description, grid = example
     check_padded(description, grid, MULTI_MATERIAL_EXCESS if description["n_materials"] > 1 else 0.0)
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(vs.grids(shapes=st.just((64, 64, 64)), kinds=("seam_structures", "pinches", "boxes", "spheres",
                                                       "thin_walls", "checkerboard"), materials=(1, 2)))
 def test_eight_padded_chunks_make_one_seamless_mesh(example):
@@ -359,7 +360,7 @@ def test_padded_chunk_emits_layer_zero_faces_of_halo_voxels_and_upper_layer_on_r
     assert 1 not in without.faces.tolist()
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(vs.grids(shapes=st.just((34, 34, 34)), kinds=tuple(vs.KINDS), materials=(1, 3)),
        st.tuples(st.booleans(), st.booleans(), st.booleans()))
 def test_padded_chunk_covers_exactly_its_own_faces(example, emit_upper):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from example_budget import examples
 import meshcheck as mc
 import reticulate_core as rc
 import voxel_strategies as vs
@@ -199,7 +200,7 @@ def test_faces_between_two_materials_are_interior_and_the_border_is_empty():
     assert (0, 0, 0, 0, -1, 1) in faces and (0, 2, 0, 0, 1, 2) in faces
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(vs.small_grids(max_side=5, materials=(1, 3)))
 def test_exposed_faces_agree_with_a_loop_over_voxels(grid):
     assert {tuple(f) for f in mc.exposed_faces(grid).tolist()} == python_exposed_faces(grid)
@@ -251,7 +252,7 @@ def test_pinched_ring_is_simply_connected():
     assert mc.minimal_triangle_count(plate) == reference_minimum(plate)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(vs.small_grids(max_side=5, materials=(1, 2)), st.sampled_from([None, None, 1, 2, 3]))
 def test_minimum_agrees_with_region_by_region_reference(grid, seams):
     assert mc.minimal_triangle_count(grid, seams) == reference_minimum(grid, seams)
@@ -259,7 +260,7 @@ def test_minimum_agrees_with_region_by_region_reference(grid, seams):
 
 # --------------------------------------------------------------------------- culled reference mesh
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(vs.small_grids(max_side=5, materials=(1, 3)))
 def test_culled_mesh_passes_cover_and_watertight(grid):
     mesh = mc.culled_face_mesh(grid)
@@ -267,14 +268,14 @@ def test_culled_mesh_passes_cover_and_watertight(grid):
     assert triangles == 2 * len(mc.exposed_faces(grid)) >= minimum
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(vs.grids(shapes=st.sampled_from([(8, 8, 8), (5, 9, 3)]), materials=(1, 4)))
 def test_culled_mesh_of_structured_grids_passes(example):
     _, grid = example
     mc.check_mesh(grid, mc.culled_face_mesh(grid), minimal=False)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.integers(0, 2 ** 32 - 1), st.integers(1, 4))
 def test_culled_mesh_is_minimal_when_every_region_is_one_face(seed, n_materials):
     # In a k=1 checkerboard every face's in-plane neighbours are faces of empty voxels,
