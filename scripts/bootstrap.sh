@@ -16,4 +16,4 @@ if [ ! -x "$VENV/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
   echo "$want" > "$stamp"
 fi
 echo "bootstrap: building reticulate_core"
-bash scripts/build_core.sh
+bash scripts/build_core.sh --wheel-dir build/core-wheel

@@ -4,7 +4,8 @@ Steps: validate the manifest and the add-on package first (staged without a
 wheel, so a bad manifest fails in seconds), build the reticulate_core wheel
 for this interpreter and platform (``pip wheel --no-deps --no-build-isolation``
 on a clean copy of ``core/``, so in-place development builds never leak into
-the release), lay out a staging folder (the add-on package at the root, the
+the release; ``--core-wheel`` takes one built that same way by
+``scripts/build_core.sh --wheel-dir``), lay out a staging folder (the add-on package at the root, the
 wheel under ``wheels/``, and a manifest naming exactly that wheel and this
 platform), then build and validate the zip with Blender's own
 ``blender_ext.py`` found inside the installed ``bpy`` package.  Exits non-zero
@@ -70,6 +71,15 @@ def clean_core_copy(target):
     return target
 
 
+def checked_core_wheel(wheel):
+    """``wheel`` if it is a compiled reticulate_core wheel, else BuildError."""
+    if not wheel.is_file() or not wheel.name.startswith("reticulate_core-") or wheel.suffix != ".whl":
+        raise BuildError(f"{wheel} is not a reticulate_core wheel file")
+    if list((REPO / "core" / "reticulate_core").glob("*.pyx")) and wheel.name.endswith("-none-any.whl"):
+        raise BuildError(f"{wheel.name} has no compiled modules although the core has .pyx sources")
+    return wheel
+
+
 def build_core_wheel(out_dir):
     source = clean_core_copy(Path(out_dir).parent / "core-source")
     run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
@@ -77,9 +87,7 @@ def build_core_wheel(out_dir):
     wheels = sorted(Path(out_dir).glob("reticulate_core-*.whl"))
     if len(wheels) != 1:
         raise BuildError(f"expected one reticulate_core wheel, found {[w.name for w in wheels]}")
-    if list((REPO / "core" / "reticulate_core").glob("*.pyx")) and wheels[0].name.endswith("-none-any.whl"):
-        raise BuildError(f"{wheels[0].name} has no compiled modules although the core has .pyx sources")
-    return wheels[0]
+    return checked_core_wheel(wheels[0])
 
 
 def staged_manifest(text, wheel_name, platform_name):
@@ -108,7 +116,8 @@ def lay_out(stage, wheel, platform_name, manifest_path):
     (stage / "blender_manifest.toml").write_text(manifest)
 
 
-def build(dist_dir, manifest_path=MANIFEST):
+def build(dist_dir, manifest_path=MANIFEST, core_wheel=None):
+    """Build and validate the zip in dist_dir; bundle core_wheel if given, else build one."""
     try:
         manifest = tomllib.loads(manifest_path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as error:
@@ -123,7 +132,7 @@ def build(dist_dir, manifest_path=MANIFEST):
         lay_out(tmp / "precheck", None, platform_name, manifest_path)
         run([sys.executable, blender_ext, "validate", str(tmp / "precheck")],
             "validating the manifest and the add-on before building the core")
-        wheel = build_core_wheel(tmp / "wheel")
+        wheel = checked_core_wheel(core_wheel) if core_wheel else build_core_wheel(tmp / "wheel")
         stage = tmp / "reticulate"
         lay_out(stage, wheel, platform_name, manifest_path)
         run([sys.executable, blender_ext, "validate", str(stage)], "validating the staged extension")
@@ -145,9 +154,11 @@ def main(argv=None):
     parser.add_argument("--dist", type=Path, default=REPO / "dist", help="output folder (default: dist/)")
     parser.add_argument("--manifest", type=Path, default=MANIFEST,
                         help="manifest to build from (default: blender_manifest.toml)")
+    parser.add_argument("--core-wheel", type=Path,
+                        help="bundle this reticulate_core wheel instead of building one")
     args = parser.parse_args(argv)
     try:
-        target = build(args.dist, args.manifest)
+        target = build(args.dist, args.manifest, args.core_wheel)
     except BuildError as error:
         print(f"build_extension: error: {error}", file=sys.stderr)
         return 1

@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
+# the add-on tests bundle the core wheel bootstrap just built instead of compiling another
+RETICULATE_CORE_WHEEL=$(ls build/core-wheel/reticulate_core-*.whl)
+export RETICULATE_CORE_WHEEL
 checked_log=$(mktemp)
 # its own process group, so that an early exit stops pip and the compilers too
 setsid bash scripts/build_core.sh --checked --target build/checked-core > "$checked_log" 2>&1 &

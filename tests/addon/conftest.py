@@ -1,7 +1,9 @@
 """Add-on tests against the real ``bpy`` module, headless.
 
-The session builds the extension zip with ``scripts/build_extension.py``,
-installs it into a temporary Blender user folder with
+The session builds the extension zip with ``scripts/build_extension.py``
+(bundling the core wheel that ``RETICULATE_CORE_WHEEL`` names, as
+``scripts/test.sh`` sets it to the one bootstrap just built, else building
+one), installs it into a temporary Blender user folder with
 ``bpy.ops.extensions.package_install_files`` and enables it, so every test
 runs the add-on exactly as users get it.  BLENDER_USER_RESOURCES must point at
 the temporary folder before ``bpy`` is imported.
@@ -32,8 +34,10 @@ ID_KINDS = ("objects", "meshes", "materials", "volumes", "collections", "images"
 @pytest.fixture(scope="session")
 def extension_zip(tmp_path_factory):
     dist = tmp_path_factory.mktemp("dist")
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "build_extension.py"), "--dist", str(dist)],
-                          capture_output=True, text=True)
+    command = [sys.executable, str(REPO / "scripts" / "build_extension.py"), "--dist", str(dist)]
+    if os.environ.get("RETICULATE_CORE_WHEEL"):
+        command += ["--core-wheel", os.environ["RETICULATE_CORE_WHEEL"]]
+    done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     zips = sorted(dist.glob("reticulate-*.zip"))
     assert len(zips) == 1, zips

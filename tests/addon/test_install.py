@@ -37,6 +37,20 @@ def test_build_script_fails_on_invalid_manifest(tmp_path):
     assert not list((tmp_path / "dist").glob("*.zip"))
 
 
+def test_build_script_rejects_a_core_wheel_that_is_not_one(tmp_path):
+    """--core-wheel must name a compiled reticulate_core wheel; otherwise exit 1 and no zip."""
+    for name in ("missing.whl", "reticulate_core-0.1.0-py3-none-any.whl", "reticulate_core.zip"):
+        fake = tmp_path / name
+        if name != "missing.whl":
+            fake.write_bytes(b"PK")
+        done = subprocess.run([sys.executable, str(REPO / "scripts" / "build_extension.py"),
+                               "--dist", str(tmp_path / "dist"), "--core-wheel", str(fake)],
+                              capture_output=True, text=True)
+        assert done.returncode == 1, name
+        assert name in done.stderr
+        assert not list((tmp_path / "dist").glob("*.zip"))
+
+
 def test_registers_operators_panel_menu_and_settings(addon):
     for name in ("mesh_volume", "import_vox", "mesh_array", "voxel_remesh"):
         assert hasattr(bpy.ops.reticulate, name)
