@@ -141,10 +141,11 @@ cdef struct State:
     int sweep[POOL]
     uint8_t chain[POOL]
     int reflex[POOL]
-    # monotone partition: node kinds, the sweep status (edges by tail node,
+    # monotone partition: node kinds and ranks, the sweep status (edges by tail node,
     # their helpers), the diagonals found, each node's original, the cycles
     # as traced (to undo the partition) and the nodes already woven
     uint8_t nkind[POOL]
+    int nrank[POOL]              # each node's _sweep_rank (weave.pyx)
     int status_edge[POOL]
     int status_helper[POOL]
     int diagonals[POOL]

@@ -207,27 +207,26 @@ cdef inline int _sweep_rank(State* st, int k) noexcept nogil:
 
 
 cdef void _sort_sweep(State* st, int n) noexcept nogil:
-    """st.sweep[:n] = nodes 0..n-1 in rising _sweep_rank order: bucketed by
-    row v (keys are v-major), each row kept sorted by insertion."""
+    """st.sweep[:n] = nodes 0..n-1 in rising _sweep_rank order, their ranks
+    in st.nrank: bucketed by row v (ranks are v-major), each row kept sorted
+    by insertion."""
     cdef int first[34]
     cdef int fill[33]
-    cdef int i, j, v, key, s
+    cdef int i, j, v, rank
     memset(first, 0, sizeof(first))
     for i in range(n):
         first[st.nv[i] + 1] += 1
+        st.nrank[i] = _sweep_rank(st, i)
     for v in range(33):
         first[v + 1] += first[v]
         fill[v] = first[v]
     for i in range(n):
         v = st.nv[i]
-        key = st.nkey[i]
+        rank = st.nrank[i]
         j = fill[v]
         fill[v] += 1
-        while j > first[v]:
-            s = st.sweep[j - 1]
-            if st.nkey[s] < key or (st.nkey[s] == key and _sweep_rank(st, s) < _sweep_rank(st, i)):
-                break
-            st.sweep[j] = s
+        while j > first[v] and st.nrank[st.sweep[j - 1]] > rank:
+            st.sweep[j] = st.sweep[j - 1]
             j -= 1
         st.sweep[j] = i
 
@@ -275,8 +274,7 @@ cdef int _monotone_diagonals(State* st, int n) noexcept nogil:
     cdef bint p_above, n_above
     _sort_sweep(st, n)
     for i in range(1, n):
-        if (st.nkey[st.sweep[i]] == st.nkey[st.sweep[i - 1]]
-                and _sweep_rank(st, st.sweep[i]) == _sweep_rank(st, st.sweep[i - 1])):
+        if st.nrank[st.sweep[i]] == st.nrank[st.sweep[i - 1]]:
             return -1
     for i in range(n):
         v = st.sweep[i]
