@@ -5,11 +5,11 @@ wheel, so a bad manifest fails in seconds), build the reticulate_core wheel
 for this interpreter and platform (``pip wheel --no-deps --no-build-isolation``
 on a clean copy of ``core/``, so in-place development builds never leak into
 the release; ``--core-wheel`` takes one built that same way by
-``scripts/build_core.sh --wheel-dir``), lay out a staging folder (the add-on package at the root, the
-wheel under ``wheels/``, and a manifest naming exactly that wheel and this
-platform), then build and validate the zip with Blender's own
-``blender_ext.py`` found inside the installed ``bpy`` package.  Exits non-zero
-if any step fails.
+``scripts/build_core.sh --wheel-dir``), lay out a staging folder (the add-on
+package at the root, the wheel under ``wheels/``, and a manifest naming
+exactly that wheel and this platform), then build and validate the zip with
+Blender's own ``blender_ext.py`` found inside the installed ``bpy`` package.
+Exits non-zero if any step fails.
 
 Run it with the project's venv python: ``.venv/bin/python scripts/build_extension.py``.
 """
