@@ -18,6 +18,7 @@ value have no faces and are skipped.  Batches are welded in chunk order (C
 order of the chunk index: x slowest, z fastest) as they arrive, so the
 output does not depend on the number of workers.
 """
+import itertools
 import os
 import threading
 from collections import deque
@@ -108,7 +109,7 @@ class _DenseSource:
         self.seams = _SeamKeys((0, 0, 0), array.shape)
 
     def coords(self):
-        return [tuple(int(i) for i in c) for c in np.ndindex(*self.n_chunks)]
+        return list(itertools.product(*(range(n) for n in self.n_chunks)))
 
     def mesh_batch(self, mesher, coords):
         """The _ChunkBatch of chunks ``coords``, meshed without the GIL."""
