@@ -4,8 +4,8 @@
 # `--wheel-dir DIR` keeps the wheel in DIR (emptied first; the extension build
 # can bundle it, see build_extension.py --core-wheel).  `--checked` compiles
 # the Cython kernels with bounds and wraparound checks on, and the portable C
-# row kernels in place of the SSE2 ones.  The clean copy keeps in-place
-# development builds (.c/.so files, core/build) out of it.
+# row kernels in place of the SSE2 ones.  The clean copy (core_source.py)
+# keeps in-place development builds (.c/.so files, core/build) out of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=()
@@ -22,9 +22,7 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 src=$work/core
-mkdir "$src"
-tar -C core --exclude=build --exclude='*.so' --exclude='*.c' --exclude='*.egg-info' \
-    --exclude=__pycache__ -cf - . | tar -C "$src" -xf -
+.venv/bin/python scripts/core_source.py "$src"
 if [ -z "$wheel_dir" ]; then
   wheel_dir=$work/wheel
 fi

@@ -26,6 +26,8 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+from core_source import clean_core_copy
+
 REPO = Path(__file__).resolve().parent.parent
 ADDON_DIR = REPO / "reticulate_addon"
 MANIFEST = REPO / "blender_manifest.toml"
@@ -62,13 +64,6 @@ def run(cmd, what):
     if done.returncode != 0:
         raise BuildError(f"{what} failed (exit {done.returncode}):\n{done.stdout}")
     return done.stdout
-
-
-def clean_core_copy(target):
-    """core/ without development build outputs (in-place .c/.so files, build/, egg-info)."""
-    shutil.copytree(REPO / "core", target, ignore=shutil.ignore_patterns(
-        "build", "*.so", "*.c", "*.egg-info", "__pycache__", "*.pyc"))
-    return target
 
 
 def checked_core_wheel(wheel):

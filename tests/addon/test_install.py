@@ -51,6 +51,40 @@ def test_build_script_rejects_a_core_wheel_that_is_not_one(tmp_path):
         assert not list((tmp_path / "dist").glob("*.zip"))
 
 
+def test_clean_core_copy_leaves_out_build_outputs(tmp_path):
+    """The copy both core builds start from has every source and no build output."""
+    source = tmp_path / "core"
+    sources = ["setup.py", "pkg/__init__.py", "pkg/kernel.pyx", "pkg/kernel.pxd", "pkg/rows.h"]
+    outputs = ["build/lib/pkg/kernel.so", "pkg/kernel.c", "pkg/kernel.cpython-311-x86_64-linux-gnu.so",
+               "pkg/__pycache__/x.cpython-311.pyc", "pkg.egg-info/PKG-INFO", "stray.pyc"]
+    for name in sources + outputs:
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text(name)
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
+                           "from core_source import clean_core_copy; clean_core_copy(sys.argv[2], sys.argv[3])",
+                           str(REPO / "scripts"), str(tmp_path / "copy"), str(source)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    copied = sorted(str(p.relative_to(tmp_path / "copy")) for p in (tmp_path / "copy").rglob("*") if p.is_file())
+    assert copied == sorted(sources)
+    assert (tmp_path / "copy" / "pkg" / "kernel.pyx").read_text() == "pkg/kernel.pyx"
+
+
+def test_clean_core_copy_of_the_repository_core(tmp_path):
+    """``core_source.py TARGET`` copies the repository's core/ with all its sources."""
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "core_source.py"), str(tmp_path / "core")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    wanted = {p.relative_to(REPO / "core") for p in (REPO / "core").rglob("*")
+              if p.suffix in (".py", ".pyx", ".pxd", ".toml") and "build" not in p.parts
+              and "__pycache__" not in p.parts}
+    got = {p.relative_to(tmp_path / "core") for p in (tmp_path / "core").rglob("*")}
+    assert wanted and wanted <= got
+    assert not [p for p in got if p.suffix in (".so", ".c", ".pyc") or p.name == "build"]
+    bad = subprocess.run([sys.executable, str(REPO / "scripts" / "core_source.py")], capture_output=True, text=True)
+    assert bad.returncode != 0 and "usage" in bad.stderr
+
+
 def test_registers_operators_panel_menu_and_settings(addon):
     for name in ("mesh_volume", "import_vox", "mesh_array", "voxel_remesh"):
         assert hasattr(bpy.ops.reticulate, name)
