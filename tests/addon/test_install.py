@@ -20,6 +20,12 @@ def test_zip_holds_manifest_addon_and_compiled_wheel(extension_zip):
     with zipfile.ZipFile(extension_zip) as archive, archive.open(wheels[0]) as wheel_file:
         with zipfile.ZipFile(wheel_file) as wheel:
             assert any(n.startswith("reticulate_core/") and n.endswith(".so") for n in wheel.namelist())
+            assert not [n for n in wheel.namelist() if n.endswith(".c")]     # Cython's output stays out
+
+
+def test_zip_is_small(extension_zip):
+    """Compiled without debug info and without Cython's C files the zip is about 1.1 MB (7 MB with them)."""
+    assert extension_zip.stat().st_size < 2_000_000
 
 
 def test_build_script_fails_on_invalid_manifest(tmp_path):
