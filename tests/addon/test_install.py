@@ -66,11 +66,12 @@ def test_clean_core_copy_leaves_out_build_outputs(tmp_path):
     for name in sources + outputs:
         (source / name).parent.mkdir(parents=True, exist_ok=True)
         (source / name).write_text(name)
-    done = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                           "from core_source import clean_core_copy; clean_core_copy(sys.argv[2], sys.argv[3])",
-                           str(REPO / "scripts"), str(tmp_path / "copy"), str(source)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        from core_source import clean_core_copy
+    finally:
+        sys.path.pop(0)
+    clean_core_copy(tmp_path / "copy", source)
     copied = sorted(str(p.relative_to(tmp_path / "copy")) for p in (tmp_path / "copy").rglob("*") if p.is_file())
     assert copied == sorted(sources)
     assert (tmp_path / "copy" / "pkg" / "kernel.pyx").read_text() == "pkg/kernel.pyx"
