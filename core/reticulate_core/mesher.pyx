@@ -866,9 +866,30 @@ cdef struct BatchRun:
     Py_ssize_t failed
 
 
+def _int_triple(value, what):
+    """``value`` as a tuple of three Python ints, else a clear error: the
+    batch runs copy it into C arrays of three."""
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise TypeError(f"{what} must be three integers, got {value!r}") from None
+    if len(items) != 3:
+        raise ValueError(f"{what} must be three integers, got {len(items)} values: {value!r}")
+    if not all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in items):
+        raise TypeError(f"{what} must be three integers, got {value!r}")
+    return tuple(int(k) for k in items)
+
+
 def _batch_coords(coords, first, last):
     """(n, 3) int64 chunk coordinates, each within first..last per axis."""
-    chunks = np.ascontiguousarray(coords, dtype=np.int64).reshape(-1, 3)
+    given = np.asarray(coords)
+    if given.size == 0:
+        given = np.empty((0, 3), np.int64)
+    if given.ndim != 2 or given.shape[1] != 3:
+        raise ValueError(f"chunk coordinates must have shape (n, 3), got {given.shape}")
+    if given.dtype.kind not in "iu":
+        raise TypeError(f"chunk coordinates must be integers, got dtype {given.dtype}")
+    chunks = np.ascontiguousarray(given, dtype=np.int64)
     bad = ~np.all((chunks >= np.asarray(first, dtype=np.int64))
                   & (chunks <= np.asarray(last, dtype=np.int64)), axis=1)
     if bad.any():
@@ -877,12 +898,12 @@ def _batch_coords(coords, first, last):
     return chunks
 
 
-cdef void _start_run(BatchRun* run, State* st, last, box_lo, int64_t dy, int64_t dz):
+cdef void _start_run(BatchRun* run, State* st, tuple last, tuple box_lo, int64_t dy, int64_t dz):
+    """Start a batch run; last and box_lo are _int_triple results."""
     memset(run, 0, sizeof(BatchRun))
     run.st = st
-    for a in range(3):
-        run.last[a] = last[a]
-        run.lo[a] = box_lo[a]
+    run.last[0], run.last[1], run.last[2] = last
+    run.lo[0], run.lo[1], run.lo[2] = box_lo
     run.dy = dy
     run.dz = dz
     st.halo_empty = False
@@ -1181,7 +1202,8 @@ cdef class Mesher:
         corner ``box_lo`` with corner counts ``dy``, ``dz``, and triangles
         index the joined positions.
         """
-        last = [(volume.shape[a] + 31) // 32 - 1 for a in range(3)]
+        last = tuple((volume.shape[a] + 31) // 32 - 1 for a in range(3))
+        box_lo = _int_triple(box_lo, "box_lo")
         cdef const int64_t[:, ::1] chunks = _batch_coords(coords, (0, 0, 0), last)
         cdef uint16_t[:, :, ::1] block = self._block
         cdef BatchRun run
@@ -1211,8 +1233,9 @@ cdef class Mesher:
         """
         if blocks.shape[1] != P or blocks.shape[2] != P or blocks.shape[3] != P:
             raise ValueError(f"blocks must have shape (n, 34, 34, 34), got {tuple(blocks.shape[k] for k in range(4))}")
-        last = [int(n) for n in last_chunk]
-        cdef const int64_t[:, ::1] chunks = _batch_coords(coords, [int(n) for n in first_chunk], last)
+        last = _int_triple(last_chunk, "last_chunk")
+        box_lo = _int_triple(box_lo, "box_lo")
+        cdef const int64_t[:, ::1] chunks = _batch_coords(coords, _int_triple(first_chunk, "first_chunk"), last)
         if chunks.shape[0] != blocks.shape[0]:
             raise ValueError(f"{blocks.shape[0]} blocks for {chunks.shape[0]} chunks")
         cdef BatchRun run

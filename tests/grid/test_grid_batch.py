@@ -89,3 +89,49 @@ def test_blocks_batch_equals_volume_batch():
                                  (0, 0, 0), 41, 34)
     with pytest.raises(ValueError, match="2 blocks for 1 chunks"):
         mesher.mesh_blocks_batch(blocks[:2], coords[:1], (0, 0, 0), (2, 1, 1), (0, 0, 0), 41, 34)
+
+
+def _batch_calls(volume, blocks, coords, box_lo=(0, 0, 0), first=(0, 0, 0), last=(2, 1, 1)):
+    mesher = rc.Mesher()
+    return (lambda: mesher.mesh_volume_batch(volume, coords, box_lo, 41, 34),
+            lambda: mesher.mesh_blocks_batch(blocks, coords, first, last, box_lo, 41, 34))
+
+
+@pytest.mark.parametrize("bad, error, message", [
+    (dict(box_lo=(0,)), ValueError, "box_lo must be three integers, got 1 values"),
+    (dict(box_lo=(0, 0, 0, 0)), ValueError, "box_lo must be three integers, got 4 values"),
+    (dict(box_lo=(0, 0.5, 0)), TypeError, "box_lo must be three integers"),
+    (dict(box_lo=7), TypeError, "box_lo must be three integers"),
+    (dict(coords=[[0, 0]]), ValueError, r"coordinates must have shape \(n, 3\), got \(1, 2\)"),
+    (dict(coords=[0, 0, 0]), ValueError, r"coordinates must have shape \(n, 3\), got \(3,\)"),
+    (dict(coords=[[0.0, 0.0, 0.0]]), TypeError, "coordinates must be integers, got dtype float64"),
+])
+def test_batches_reject_malformed_corners_and_coordinates(bad, error, message):
+    """Each batch copies its corners into C arrays of three: anything else is a
+    clear error before any meshing, and the mesher meshes on afterwards."""
+    volume = _volume()
+    blocks = np.zeros((1, 34, 34, 34), np.uint16)
+    args = dict(coords=[(0, 0, 0)]) | bad
+    for call in _batch_calls(volume, blocks, **args):
+        with pytest.raises(error, match=message):
+            call()
+    rows, *_ = rc.Mesher().mesh_volume_batch(volume, [(0, 0, 0)], (0, 0, 0), 41, 34)
+    assert list(rows) == [0]
+
+
+@pytest.mark.parametrize("first, last, message", [
+    ((0, 0), (2, 1, 1), "first_chunk must be three integers, got 2 values"),
+    ((0, 0, 0), (2,), "last_chunk must be three integers, got 1 values"),
+    ((0, 0, 0), None, "last_chunk must be three integers, got None"),
+])
+def test_blocks_batch_rejects_malformed_chunk_ranges(first, last, message):
+    blocks = np.zeros((1, 34, 34, 34), np.uint16)
+    with pytest.raises((ValueError, TypeError), match=message):
+        rc.Mesher().mesh_blocks_batch(blocks, [(0, 0, 0)], first, last, (0, 0, 0), 41, 34)
+
+
+def test_batches_take_no_chunks():
+    volume = _volume()
+    for call in _batch_calls(volume, np.zeros((0, 34, 34, 34), np.uint16), []):
+        rows, n_vertices, n_triangles, positions, keys, triangles, materials, faces = call()
+        assert len(rows) == len(positions) == len(triangles) == 0
