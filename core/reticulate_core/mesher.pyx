@@ -1207,9 +1207,9 @@ cdef class Mesher:
         cdef const int64_t[:, ::1] chunks = _batch_coords(coords, (0, 0, 0), last)
         cdef uint16_t[:, :, ::1] block = self._block
         cdef BatchRun run
-        _start_run(&run, self.st, last, box_lo, dy, dz)
         cdef Py_ssize_t i
         with self._lock:
+            _start_run(&run, self.st, last, box_lo, dy, dz)
             self.st.pad = &block[0, 0, 0]
             with nogil:
                 for i in range(chunks.shape[0]):
@@ -1239,9 +1239,9 @@ cdef class Mesher:
         if chunks.shape[0] != blocks.shape[0]:
             raise ValueError(f"{blocks.shape[0]} blocks for {chunks.shape[0]} chunks")
         cdef BatchRun run
-        _start_run(&run, self.st, last, box_lo, dy, dz)
         cdef Py_ssize_t i
         with self._lock:
+            _start_run(&run, self.st, last, box_lo, dy, dz)
             with nogil:
                 for i in range(chunks.shape[0]):
                     self.st.pad = &blocks[i, 0, 0, 0]
