@@ -1031,10 +1031,11 @@ cdef bint _any_solid(const uint16_t[:, :, ::1] rows) noexcept nogil:
     return False
 
 
-def _copy_interior(chunk, uint16_t[:, :, ::1] padded):
-    """padded[1:33, 1:33, 1:33] = chunk (the halo of ``padded`` stays as is)
+cdef bint _copy_interior(chunk, uint16_t[:, :, ::1] padded) except -1:
+    """padded[1:33, 1:33, 1:33] = chunk, a (32, 32, 32) uint16 array (from
+    _as_chunk or an octree's to_dense(); C-level, so nothing else gets here),
     and True, or False when the chunk has no solid voxel (then ``padded`` is
-    left as it was)."""
+    left as it was; its halo always is)."""
     cdef const uint16_t[:, :, ::1] rows
     cdef int x, y
     if not chunk.flags.c_contiguous:

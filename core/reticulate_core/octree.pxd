@@ -8,6 +8,7 @@
 # An empty chunk has no nodes; a uniform chunk is one leaf at depth 0.  A
 # branch never has 8 leaf children of one material (those collapse), so the
 # stream of a given dense chunk is unique.
+cimport cython
 from libc.stdint cimport uint16_t, uint32_t
 
 cdef enum:
@@ -51,6 +52,9 @@ ctypedef void (*brick_visitor)(void* ctx, uint32_t code,
 cdef void compact_walk_bricks_c(const uint32_t* nodes, int n_nodes, volume_visitor visit,
                                 brick_visitor visit_brick, void* ctx) noexcept nogil
 
+# final: no subclass can stand in its own nodes or to_dense() for the
+# canonical stream the walks and the mesher read without bounds checks
+@cython.final
 cdef class CompactOctree:
     # uint32 numpy array holding the compact stream (read-only API)
     cdef readonly object nodes

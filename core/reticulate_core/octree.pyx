@@ -18,6 +18,7 @@ Dense input (``from_dense``, ``memory_report``): any array of shape
 (32, 32, 32) indexed [x, y, z] with an integer dtype holding 0..65535, or a
 bool array (True is material 1).
 """
+cimport cython
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
@@ -753,6 +754,7 @@ cdef int _fixed8_emit(const uint32_t* slots, Py_ssize_t n_blocks, uint32_t slot,
     return n
 
 
+@cython.final      # like CompactOctree: to_compact() and to_dense() are the real ones
 cdef class Fixed8Octree:
     """Write-optimised octree: blocks of 8 slots edited in place.
 

@@ -189,3 +189,11 @@ def test_compact_octree_is_read_only():
     with pytest.raises(TypeError, match="CompactOctree is read-only.*to_fixed8"):
         compact.fill(0, 0, 0, 32, 0)
     np.testing.assert_array_equal(compact.nodes, before)
+
+
+@pytest.mark.parametrize("tree_class", [CompactOctree, Fixed8Octree])
+def test_octree_classes_cannot_be_subclassed(tree_class):
+    """The mesher reads a tree's nodes and dense copy without bounds checks, so
+    no subclass may stand in its own (a (2, 2, 2) to_dense() read past its buffer)."""
+    with pytest.raises(TypeError, match="not an acceptable base type"):
+        type("Stand_in", (tree_class,), {"to_dense": lambda self: np.ones((2, 2, 2), np.uint16)})
