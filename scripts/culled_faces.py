@@ -35,5 +35,6 @@ def culled_face_mesh(volume):
             materials.append(np.repeat(solid[layer, u, v], 2))
             faces.append(np.full(2 * len(layer), 2 * axis + int(positive), np.uint8))
             n_vertices += 4 * len(layer)
-    return rc.Mesh(np.concatenate(positions), np.concatenate(triangles),
-                   np.concatenate(materials), np.concatenate(faces))
+    # final dtypes, wrapped unchecked like the core meshers' own output
+    return rc.Mesh._wrap(np.concatenate(positions), np.concatenate(triangles).astype(np.int32),
+                         np.concatenate(materials).astype(np.uint16), np.concatenate(faces))

@@ -301,8 +301,8 @@ class _ChunkBatch:
         v = t = 0
         for c, nv, nt in zip(self.coords, self.n_vertices.tolist(), self.n_triangles.tolist()):
             origin = np.array([CHUNK * k for k in c], dtype=np.float32)
-            yield c, Mesh(self.positions[v:v + nv] - origin, self.triangles[t:t + nt] - v,
-                          self.materials[t:t + nt], self.faces[t:t + nt])
+            yield c, Mesh._wrap(self.positions[v:v + nv] - origin, self.triangles[t:t + nt] - v,
+                                self.materials[t:t + nt], self.faces[t:t + nt])
             v += nv
             t += nt
 

@@ -53,7 +53,7 @@ def split_nonmanifold(mesh):
     else:
         raise ValueError(f"split_nonmanifold: {int(overused.sum())} edges still have four triangles "
                          f"after {_MAX_ROUNDS} rounds")
-    return Mesh(mesh.positions[source], corner_vertex.reshape(-1, 3), mesh.materials, mesh.faces)
+    return Mesh._wrap(mesh.positions[source], corner_vertex.reshape(-1, 3), mesh.materials, mesh.faces)
 
 
 def _glue_quads(mate, quads, straight):

@@ -16,14 +16,19 @@ class Mesh:
     __slots__ = ("positions", "triangles", "materials", "faces")
 
     def __init__(self, positions, triangles, materials, faces):
-        self.positions = np.ascontiguousarray(positions, dtype=np.float32).reshape(-1, 3)
-        self.triangles = np.ascontiguousarray(triangles, dtype=np.int32).reshape(-1, 3)
-        self.materials = np.ascontiguousarray(materials, dtype=np.uint16).reshape(-1)
-        self.faces = np.ascontiguousarray(faces, dtype=np.uint8).reshape(-1)
+        """Copies of the arrays in the dtypes above; a ValueError or TypeError
+        unless they hold a mesh: (V, 3) positions, (T, 3) integer triangles
+        indexing them, T materials in 0..65535 and T faces in 0..5."""
+        self.positions = _rows(positions, np.float32, "positions")
+        n_vertices = len(self.positions)
+        self.triangles = _rows(_ints(triangles, 0, n_vertices - 1, "triangles",
+                                     f"vertex indices 0..{n_vertices - 1}"), np.int32, "triangles")
+        self.materials = _ints(materials, 0, 65535, "materials", "material ids 0..65535").astype(np.uint16)
+        self.faces = _ints(faces, 0, 5, "faces", "face codes 0..5").astype(np.uint8)
         n = len(self.triangles)
-        if len(self.materials) != n or len(self.faces) != n:
-            raise ValueError(
-                f"Mesh: {n} triangles but {len(self.materials)} materials and {len(self.faces)} faces")
+        if self.materials.shape != (n,) or self.faces.shape != (n,):
+            raise ValueError(f"Mesh: {n} triangles but materials of shape {self.materials.shape} "
+                             f"and faces of shape {self.faces.shape}")
 
     @classmethod
     def _wrap(cls, positions, triangles, materials, faces):
@@ -51,3 +56,29 @@ class Mesh:
     def __repr__(self):
         return (f"Mesh({self.n_triangles} triangles, {self.n_vertices} vertices, "
                 f"{len(np.unique(self.materials))} materials)")
+
+
+def _rows(array, dtype, what):
+    """``array`` as a C-contiguous (n, 3) array of ``dtype``; an empty one
+    of any shape is (0, 3)."""
+    array = np.ascontiguousarray(array, dtype=dtype)
+    if array.size == 0:
+        return array.reshape(0, 3)
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise ValueError(f"Mesh: {what} must have shape (n, 3), got {array.shape}")
+    return array
+
+
+def _ints(values, low, high, what, meaning):
+    """``values`` as an integer array (an empty one may have any dtype),
+    every value in low..high, before any cast could wrap it."""
+    array = np.asarray(values)
+    if array.size == 0:
+        return np.zeros(array.shape, dtype=np.int64)
+    if array.dtype.kind not in "iu" and array.dtype != np.bool_:
+        raise TypeError(f"Mesh: {what} must be integers, got dtype {array.dtype}")
+    if array.min() < low or array.max() > high:
+        raise ValueError(f"Mesh: {what} hold values in {array.min()}..{array.max()}, "
+                         f"outside the {meaning}")
+    return array
+

@@ -151,4 +151,4 @@ cdef class SeamWelder:
             for part in parts:
                 part[k] = None
         triangles, materials, faces, positions = joined
-        return Mesh(positions, triangles, materials, faces)
+        return Mesh._wrap(positions, triangles, materials, faces)
