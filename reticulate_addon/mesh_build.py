@@ -128,6 +128,10 @@ def build_mesh(name, piece, slot_ids, slot_materials, *, colors=None):
 
 def _fill(me, piece, slot_ids, slot_materials, colors):
     n_tris = piece.n_triangles
+    if n_tris and (piece.triangles.min() < 0 or piece.triangles.max() >= len(piece.positions)):
+        # Blender takes any corner vertex index and crashes on the first redraw or bmesh
+        raise ValueError(f"mesh triangles index vertices {piece.triangles.min()}..{piece.triangles.max()}, "
+                         f"outside its {len(piece.positions)} positions")
     me.vertices.add(len(piece.positions))
     me.attributes["position"].data.foreach_set("vector", piece.positions.reshape(-1))
     me.loops.add(3 * n_tris)

@@ -109,3 +109,21 @@ def test_join_flips_winding_under_mirroring(addon):
     assert outward(joined.positions[:8], joined.triangles[:12]).all()
     assert outward(joined.positions[8:], joined.triangles[12:] - 8).all()
     assert np.allclose(joined.positions[:8], CORNERS * [-2, 1, 1])
+
+
+def test_build_mesh_rejects_indices_outside_the_positions(addon):
+    """Blender accepts any corner vertex index and crashes later (on redraw or
+    bmesh.from_mesh): build_mesh refuses such a piece and leaves no datablock."""
+    good = addon.mesh_build.Piece.from_core(voxel_mesh())
+    before = len(bpy.data.meshes)
+    for bad_index in (8, -1):
+        triangles = good.triangles.copy()
+        triangles[5, 2] = bad_index
+        piece = good._replace(triangles=triangles)
+        try:
+            addon.mesh_build.build_mesh("bad", piece, np.array([3], np.uint16), [None])
+        except ValueError as error:
+            assert "outside its 8 positions" in str(error)
+        else:
+            raise AssertionError(f"vertex index {bad_index} must be rejected")
+        assert len(bpy.data.meshes) == before
