@@ -96,6 +96,8 @@ cdef class SeamWelder:
         cdef Py_ssize_t n = key.shape[0], i, t
         if len(positions) != n:
             raise ValueError(f"{len(positions)} positions but {n} seam keys")
+        if tri.shape[1] != 3:
+            raise ValueError(f"triangles must have shape (t, 3), got ({tri.shape[0]}, {tri.shape[1]})")
         if self.n_vertices + n >= 2**31:
             raise ValueError("more than 2**31 vertices: too many for int32 triangle indices")
         self._reserve(np.count_nonzero(keys >= 0))      # room for the seam keys only

@@ -69,6 +69,8 @@ def test_welder_rejects_bad_indices_and_changes_nothing():
         welder.add(positions, keys, triangles, materials, faces)
     with pytest.raises(ValueError, match="seam keys"):
         welder.add(positions, keys[:3], triangles, materials, faces)
+    with pytest.raises(ValueError, match=r"shape \(t, 3\), got \(2, 2\)"):
+        welder.add(positions, keys, np.ascontiguousarray(triangles[:, :2]), materials, faces)
     welder.add(*_square((1, 0, 0), [7, -1, -1, 8]))
     assert welder.mesh().n_vertices == 6
 

@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 from example_budget import examples
 import meshcheck
 import reticulate_core as rc
+from reticulate_core.halfedges import match_half_edges, sheet_vertices
 from reticulate_core.manifold import split_nonmanifold
 
 
@@ -156,3 +157,27 @@ def test_bad_vertex_index_is_rejected():
                              materials=plain.materials, faces=plain.faces)
     with pytest.raises(ValueError, match="indexes vertex"):
         split_nonmanifold(broken)
+
+
+def test_half_edge_kernels_reject_arrays_they_would_read_past():
+    """The kernels index without bounds checks: shapes and index ranges are
+    checked first, whoever calls them."""
+    plain = rc.mesh_grid(np.ones((2, 2, 2), np.uint16))
+    triangles, n = plain.triangles, plain.n_vertices
+    mate, _ = match_half_edges(triangles, n)
+    two_corners = np.ascontiguousarray(triangles[:, :2])
+    with pytest.raises(ValueError, match=r"shape \(T, 3\)"):
+        match_half_edges(two_corners, n)
+    with pytest.raises(ValueError, match=r"shape \(T, 3\)"):
+        sheet_vertices(mate[:2 * len(triangles)], two_corners, n)
+    with pytest.raises(ValueError, match="mates for"):
+        sheet_vertices(mate[:-1], triangles, n)
+    for bad_mate, bad_triangles, bad_n in ((len(mate), triangles, n), (-2, triangles, n),
+                                           (0, triangles, n - 1)):
+        changed = mate.copy()
+        if bad_mate:
+            changed[4] = bad_mate
+        with pytest.raises(ValueError, match="mates must be half-edges or -1"):
+            sheet_vertices(changed, bad_triangles, bad_n)
+    corners, source = sheet_vertices(mate, triangles, n)
+    assert np.array_equal(corners.reshape(-1, 3), triangles)      # a box has one sheet per vertex
