@@ -1,8 +1,10 @@
 """The GIL-free chunk batch (Mesher.mesh_volume_batch) and the seam welder."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import reticulate_core as rc
+from example_budget import examples
 from reticulate_core.weld import SeamWelder
 
 
@@ -137,3 +139,33 @@ def test_batches_take_no_chunks():
     for call in _batch_calls(volume, np.zeros((0, 34, 34, 34), np.uint16), []):
         rows, n_vertices, n_triangles, positions, keys, triangles, materials, faces = call()
         assert len(rows) == len(positions) == len(triangles) == 0
+
+
+_ANY_CORNER = st.one_of(
+    st.lists(st.integers(-2 ** 70, 2 ** 70), max_size=5).map(tuple),
+    st.lists(st.one_of(st.integers(-3, 3), st.floats(-3, 3), st.booleans(), st.none(), st.text(max_size=2)),
+             max_size=4),
+    st.integers(), st.none(), st.floats(allow_nan=True))
+_ANY_COORDS = st.one_of(
+    st.lists(st.lists(st.integers(-2 ** 40, 2 ** 40), max_size=4), max_size=3),
+    st.lists(st.integers(-3, 3), max_size=6),
+    st.lists(st.lists(st.floats(-3, 3), min_size=3, max_size=3), max_size=2),
+    st.none(), st.integers())
+
+
+@settings(max_examples=examples(300))
+@given(_ANY_COORDS, _ANY_CORNER, _ANY_CORNER, _ANY_CORNER, st.integers(-2 ** 63, 2 ** 63 - 1))
+def test_batches_take_any_arguments_without_crashing(coords, box_lo, first, last, dy):
+    """Whatever the corner and coordinate arguments, a batch returns its
+    eight arrays or raises a clear error: it never reads past them."""
+    volume = _volume()
+    blocks = np.zeros((len(coords) if isinstance(coords, list) else 1, 34, 34, 34), np.uint16)
+    mesher = rc.Mesher()
+    calls = (lambda: mesher.mesh_volume_batch(volume, coords, box_lo, dy, 34),
+             lambda: mesher.mesh_blocks_batch(blocks, coords, first, last, box_lo, dy, 34))
+    for call in calls:
+        try:
+            result = call()
+        except (ValueError, TypeError, OverflowError):
+            continue
+        assert len(result) == 8
