@@ -16,9 +16,10 @@ class Mesh:
     __slots__ = ("positions", "triangles", "materials", "faces")
 
     def __init__(self, positions, triangles, materials, faces):
-        """Copies of the arrays in the dtypes above; a ValueError or TypeError
-        unless they hold a mesh: (V, 3) positions, (T, 3) integer triangles
-        indexing them, T materials in 0..65535 and T faces in 0..5."""
+        """The arrays in the dtypes above (converted copies where they
+        differ); a ValueError or TypeError unless they hold a mesh: (V, 3)
+        positions, (T, 3) integer triangles indexing them, T materials in
+        0..65535 and T faces in 0..5."""
         self.positions = _rows(positions, np.float32, "positions")
         n_vertices = len(self.positions)
         self.triangles = _rows(_ints(triangles, 0, n_vertices - 1, "triangles",
@@ -81,4 +82,3 @@ def _ints(values, low, high, what, meaning):
         raise ValueError(f"Mesh: {what} hold values in {array.min()}..{array.max()}, "
                          f"outside the {meaning}")
     return array
-
