@@ -37,4 +37,4 @@ def culled_face_mesh(volume):
             n_vertices += 4 * len(layer)
     # final dtypes, wrapped unchecked like the core meshers' own output
     return rc.Mesh._wrap(np.concatenate(positions), np.concatenate(triangles).astype(np.int32),
-                         np.concatenate(materials).astype(np.uint16), np.concatenate(faces))
+                         np.concatenate(materials).astype(np.uint16, copy=False), np.concatenate(faces))
