@@ -185,5 +185,5 @@ def test_mirrored_vox_model_keeps_outward_winding(tmp_path):
     corners = vertices[read_obj_triangles(out)]
     volume = np.einsum("ij,ij->i", corners[:, 0], np.cross(corners[:, 1], corners[:, 2])).sum() / 6
     assert volume == pytest.approx(np.count_nonzero(voxels))
-    # x -> -(x - 4 // 2 - 1/2) + 10 + 1/2: the box [0, 4] lands on [9, 13]
-    assert vertices[:, 0].min() == 9 and vertices[:, 0].max() == 13
+    # x -> -(x - 4 // 2) + 10: the box [0, 4] lands on [8, 12]
+    assert vertices[:, 0].min() == 8 and vertices[:, 0].max() == 12

@@ -23,12 +23,11 @@ def node_affine(rotation, translation):
 
 
 def placed(voxels, rotation, translation):
-    """The corner transform of ``voxels`` turned by ``rotation`` about the centre of voxel
+    """The corner transform of ``voxels`` turned by ``rotation`` about the grid corner
     size // 2, which lands on ``translation`` (worked out here from the cell rule)."""
-    centre = np.array(voxels.shape) // 2 + 0.5
     transform = np.eye(4)
     transform[:3, :3] = rotation
-    transform[:3, 3] = translation + 0.5 - rotation @ centre
+    transform[:3, 3] = translation - rotation @ (np.array(voxels.shape) // 2)
     return transform
 
 

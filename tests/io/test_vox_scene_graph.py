@@ -1,6 +1,8 @@
 """Scene-graph placement of hand-built files, against cells computed by hand."""
 import numpy as np
+from hypothesis import given, settings, strategies as st
 
+from example_budget import examples
 from reticulate_core.io import read_vox_bytes
 from vox_chunks import chunk, ints, ngrp, nshp, ntrn, size, vdict, vox, xyzi
 
@@ -22,21 +24,24 @@ def test_translation_places_the_pivot_voxel():
     assert world_cell(scene.models[0], (1, 1, 0)) == (10, 20, 30)
 
 
-def test_mirror_turns_about_the_pivot_voxel():
-    # _r = 20: row 0 -> column 0 negative, row 1 -> column 1, row 2 -> column 2
+def test_mirror_turns_about_the_pivot_corner():
+    # _r = 20: row 0 -> column 0 negative, row 1 -> column 1, row 2 -> column 2.
+    # x turns about the grid plane x = 1 (= 3 // 2), which lands on 10: the cells
+    # [0, 1], [1, 2], [2, 3] go to [10, 11], [9, 10], [8, 9]
     scene = read_vox_bytes(vox(MODEL, ntrn(0, 1, {"_t": "10 20 30", "_r": "20"}), nshp(1, 0)))
-    assert world_cell(scene.models[0], (0, 0, 0)) == (11, 19, 30)
-    assert world_cell(scene.models[0], (2, 0, 0)) == (9, 19, 30)
-    assert world_cell(scene.models[0], (1, 1, 0)) == (10, 20, 30)
+    assert world_cell(scene.models[0], (0, 0, 0)) == (10, 19, 30)
+    assert world_cell(scene.models[0], (1, 1, 0)) == (9, 20, 30)
+    assert world_cell(scene.models[0], (2, 0, 0)) == (8, 19, 30)
 
 
 def test_nested_transforms_compose_parent_first():
     # root: turn 90 degrees about z (_r = 17), then move by (100, 0, 0); child: move by (1, 2, 3).
     # child translation seen from the root: Rz (1, 2, 3) = (-2, 1, 3), plus (100, 0, 0).
-    # voxel (0, 0, 0) - pivot = (-1, -1, 0) -> Rz -> (1, -1, 0) -> + (98, 1, 3) = (99, 0, 3)
+    # centre of voxel (0, 0, 0) - pivot corner = (-1/2, -1/2, 1/2) -> Rz -> (1/2, -1/2, 1/2)
+    # -> floor (0, -1, 0) -> + (98, 1, 3) = (98, 0, 3)
     scene = read_vox_bytes(vox(MODEL, ntrn(0, 1, {"_t": "100 0 0", "_r": "17"}), ngrp(1, 2),
                                ntrn(2, 3, {"_t": "1 2 3"}), nshp(3, 0)))
-    assert world_cell(scene.models[0], (0, 0, 0)) == (99, 0, 3)
+    assert world_cell(scene.models[0], (0, 0, 0)) == (98, 0, 3)
 
 
 def test_instances_share_voxels_and_keep_names_layers_hidden():
@@ -91,3 +96,23 @@ def test_palette_entry_k_is_row_k_plus_one_and_materials_by_index():
 def test_strings_are_utf8():
     data = vox(MODEL, ntrn(0, 1, attributes={"_name": "Bäume"}), nshp(1, 0))
     assert read_vox_bytes(data).models[0].name == "Bäume"
+
+
+@settings(max_examples=examples(150))
+@given(st.integers(0, 127), st.tuples(*[st.integers(1, 9)] * 3), st.tuples(*[st.integers(-40, 40)] * 3),
+       st.data())
+def test_every_rotation_turns_about_the_grid_corner_below_the_middle(r, shape, t, data):
+    """MagicaVoxel's rule, as the ogt_vox, vengi and voxel-io readers apply it:
+    voxel v lands on floor(R (v + 1/2 - size // 2)) + t."""
+    if r & 3 == 3 or (r >> 2) & 3 == 3 or r & 3 == (r >> 2) & 3:
+        return                                    # not a rotation byte
+    columns = (r & 3, (r >> 2) & 3, 3 - (r & 3) - ((r >> 2) & 3))
+    turn = np.zeros((3, 3), int)
+    for row, column in enumerate(columns):
+        turn[row, column] = -1 if r & (16 << row) else 1
+    voxel = tuple(data.draw(st.integers(0, n - 1)) for n in shape)
+    model = size(*shape) + xyzi((*voxel, 1))
+    node = {"_t": " ".join(map(str, t)), "_r": str(r)}
+    scene = read_vox_bytes(vox(model, ntrn(0, 1, node), nshp(1, 0)))
+    expected = np.floor(turn @ (np.array(voxel) + 0.5 - np.array(shape) // 2)).astype(int) + t
+    assert world_cell(scene.models[0], voxel) == tuple(expected.tolist())

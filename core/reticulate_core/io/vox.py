@@ -15,13 +15,15 @@ What a scene holds:
 Transform convention. A transform node holds a rotation ``R`` (a signed
 permutation decoded from ``_r``) and an integer translation ``t`` (``_t``).
 Down the tree the node affines compose as matrices, parent @ child. With the
-composed ``R`` and ``t``, voxel ``v`` (integer index) of a model of size ``s``
-lands on the world voxel ``R @ (v - s // 2) + t``: the model turns about the
-centre of its voxel ``s // 2``, which stays at ``t`` (MagicaVoxel's placement,
-also for odd sizes). ``VoxModel.transform`` is the 4x4 that maps voxel-corner
-coordinates ``p`` of ``voxels`` to world corners, so that the unit cube of a
-voxel maps onto the unit cube of its world voxel:
-``p -> R @ (p - s // 2 - 1/2) + t + 1/2``.
+composed ``R`` and ``t``, a model of size ``s`` turns about its grid corner
+``s // 2`` (its middle rounded down to the grid: MagicaVoxel pivots on a grid
+corner, never on a voxel centre), which lands on ``t``. Voxel ``v`` (integer
+index) lands on the world voxel ``floor(R @ (v + 1/2 - s // 2)) + t``: one
+voxel lower, along every world axis whose row of ``R`` is negative, than the
+voxel-centre rule ``R @ (v - s // 2) + t``. ``VoxModel.transform`` is the 4x4
+that maps voxel-corner coordinates ``p`` of ``voxels`` to world corners, so
+that the unit cube of a voxel maps onto the unit cube of its world voxel:
+``p -> R @ (p - s // 2) + t``.
 
 Hostile input raises :class:`VoxFormatError` naming the file and byte offset;
 nothing larger than ``max_voxels`` dense voxels is allocated.
@@ -137,10 +139,10 @@ def rotation_to_byte(rotation):
 
 def corner_transform(rotation, translation, size):
     """4x4 voxel-corner -> world transform of a model of ``size`` under a node affine (R, t)."""
-    centre = np.asarray(size, dtype=np.int64) // 2 + 0.5
+    pivot = np.asarray(size, dtype=np.int64) // 2
     transform = np.eye(4)
     transform[:3, :3] = rotation
-    transform[:3, 3] = np.asarray(translation, dtype=np.float64) + 0.5 - np.asarray(rotation) @ centre
+    transform[:3, 3] = np.asarray(translation, dtype=np.float64) - np.asarray(rotation) @ pivot
     return transform
 
 
@@ -151,7 +153,7 @@ def node_affine(transform, size):
         raise ValueError(f"a .vox transform must be a 4x4 affine matrix, got {transform.tolist()}")
     rotation = transform[:3, :3]
     rotation_to_byte(rotation)
-    translation = transform[:3, 3] - 0.5 + rotation @ (np.asarray(size, dtype=np.int64) // 2 + 0.5)
+    translation = transform[:3, 3] + rotation @ (np.asarray(size, dtype=np.int64) // 2)
     if not np.array_equal(translation, np.round(translation)):
         raise ValueError(f"a .vox transform must move voxels by whole voxels, got {transform.tolist()}")
     return rotation.astype(np.int64), np.round(translation).astype(np.int64)
