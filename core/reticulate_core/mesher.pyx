@@ -20,9 +20,10 @@ Pipeline per chunk (all C, without the GIL):
    4-connected cells of the layer whose Parity bit is set, not across walls,
    i.e. Parity transitions of the perpendicular axes in the slabs above and
    below), WOVEN (triangulated with vertices exactly at the boundary points
-   of the vertex set S, see ``_is_vertex`` in vertices.pxd: a lone cell or
-   a strip one cell wide directly, any other region by tracing its
-   boundary, trace.pyx, and weaving the cycles, weave.pyx) and CLAIMED;
+   of the vertex set S, see ``_is_vertex`` in vertices.pxd: a lone cell
+   directly, a region within 3 x 3 cells from a table, weave_table.pyx, a
+   strip one cell wide directly, any other region by tracing its boundary,
+   trace.pyx, and weaving the cycles, weave.pyx) and CLAIMED;
 3. welding into a 33^3 index table.
 
 Dense input takes the layer scan instead of steps 1 and 2 (the seed: the
@@ -36,7 +37,8 @@ time a region needs them.  The regions, hence the triangles, are the same.
 
 Any triangulation of a region whose vertices are exactly its boundary
 points in S, with no extra vertex, has B - 2*chi triangles (DESIGN.md,
-guarantee 3); the weavers are such triangulations (see weave.pyx).
+guarantee 3); the weavers are such triangulations (see weave.pyx and
+weave_table.pyx).
 """
 import threading
 
@@ -58,6 +60,7 @@ from reticulate_core.vertices cimport _emit, _weld
 from reticulate_core.voxel_rows cimport differ32, ensure_slab_rows, solid_masks, start_rows, voxel_row
 from reticulate_core.trace cimport trace_region
 from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_strip
+from reticulate_core.weave_table cimport weave_from_table
 from reticulate_core.weld cimport seam_key
 
 from reticulate_core.mesh import Mesh
@@ -311,7 +314,7 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
         return
     _fill(st, a, L, u, v)
     err = ERR_NONE
-    if not weave_strip(st, a, positive, material):
+    if not weave_from_table(st, a, positive, material) and not weave_strip(st, a, positive, material):
         err = trace_region(st)
         if err == ERR_NONE and st.n_cycles == 1 and st.n_nodes == 4:
             # a rectangle whose sides hold no point of S: nodes 0..3 counter-clockwise
