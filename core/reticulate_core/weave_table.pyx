@@ -25,6 +25,7 @@ cdef enum:
     MAX_POINTS = 16         # boundary points of a shape's cycle
     VARIANTS = 4537         # sum over shapes of 2 ** (straight points)
     TRIANGLES = 37122       # sum over variants of (nodes - 2)
+    NODES = TRIANGLES + 2 * VARIANTS
 
 cdef int DU[4]
 cdef int DV[4]
@@ -37,7 +38,9 @@ cdef uint8_t SHAPE_STRAIGHT[SHAPES][MAX_POINTS]   # straight points, in cycle or
 cdef uint8_t SHAPE_STRAIGHT_DIR[SHAPES][MAX_POINTS]   # the boundary's direction there
 cdef int32_t VARIANT_FIRST[VARIANTS]              # its first triangle
 cdef uint8_t VARIANT_COUNT[VARIANTS]              # its triangles, 0: no triangulation
-cdef uint8_t TRIANGLE_POINTS[TRIANGLES][3]        # counter-clockwise lattice points
+cdef int32_t VARIANT_FIRST_NODE[VARIANTS]         # its first node; it has count + 2
+cdef uint8_t NODE_POINTS[NODES]                   # lattice points, in cycle order
+cdef uint8_t TRIANGLE_CORNERS[TRIANGLES][3]       # counter-clockwise, as indices of the variant's nodes
 
 
 cdef inline bint _in_shape(int shape, int cu, int cv) noexcept nogil:
@@ -106,24 +109,28 @@ cdef inline int _cross(int o, int p, int q) noexcept nogil:
             - (p // SIDE - o // SIDE) * (q % SIDE - o % SIDE))
 
 
-cdef int _ear_clip(int* nodes, int n, uint8_t (*triangles)[3]) noexcept nogil:
-    """Triangulate the counter-clockwise simple polygon of n nodes by
+cdef int _ear_clip(const int* nodes, int n, uint8_t (*triangles)[3]) noexcept nogil:
+    """Triangulate the counter-clockwise simple polygon nodes[0..n) by
     cutting ears: strictly convex corners whose closed triangle holds no
-    other node.  Returns n - 2, or 0 when no ear is left to cut."""
+    other node; the triangles name their corners by index in nodes.
+    Returns n - 2, or 0 when no ear is left to cut."""
+    cdef int left[MAX_POINTS]
     cdef int m = n, t = 0, i, j, p, c, q, x
     cdef bint ear
+    for i in range(n):
+        left[i] = i
     while m >= 3:
         for i in range(m):
-            p = nodes[(i + m - 1) % m]
-            c = nodes[i]
-            q = nodes[(i + 1) % m]
-            if _cross(p, c, q) <= 0:
+            p = left[(i + m - 1) % m]
+            c = left[i]
+            q = left[(i + 1) % m]
+            if _cross(nodes[p], nodes[c], nodes[q]) <= 0:
                 continue
             ear = True
             for j in range(m):
-                x = nodes[j]
-                if x != p and x != c and x != q and _cross(p, c, x) >= 0 \
-                        and _cross(c, q, x) >= 0 and _cross(q, p, x) >= 0:
+                x = left[j]
+                if x != p and x != c and x != q and _cross(nodes[p], nodes[c], nodes[x]) >= 0 \
+                        and _cross(nodes[c], nodes[q], nodes[x]) >= 0 and _cross(nodes[q], nodes[p], nodes[x]) >= 0:
                     ear = False
                     break
             if ear:
@@ -135,7 +142,7 @@ cdef int _ear_clip(int* nodes, int n, uint8_t (*triangles)[3]) noexcept nogil:
         triangles[t][2] = q
         t += 1
         for j in range(i, m - 1):
-            nodes[j] = nodes[j + 1]
+            left[j] = left[j + 1]
         m -= 1
     return t if m == 2 else 0
 
@@ -145,7 +152,7 @@ cdef int _build_tables() except -1:
     cdef int points[MAX_POINTS]
     cdef int dirs[MAX_POINTS]
     cdef int nodes[MAX_POINTS]
-    cdef int shape, n, i, k, mask, m, count, n_variants = 0, n_triangles = 0
+    cdef int shape, n, i, k, mask, m, count, n_variants = 0, n_triangles = 0, n_nodes = 0
     for shape in range(SHAPES):
         SHAPE_FIRST[shape] = -1
         SHAPE_N_STRAIGHT[shape] = 0
@@ -174,13 +181,17 @@ cdef int _build_tables() except -1:
                         nodes[m] = points[i]
                         m += 1
                     k += 1
-            if n_variants == VARIANTS or n_triangles + m - 2 > TRIANGLES:
+            if n_variants == VARIANTS or n_triangles + m - 2 > TRIANGLES or n_nodes + m > NODES:
                 raise RuntimeError("weave_table: the table sizes are too small")
-            count = _ear_clip(nodes, m, &TRIANGLE_POINTS[n_triangles])
+            count = _ear_clip(nodes, m, &TRIANGLE_CORNERS[n_triangles])
             VARIANT_FIRST[n_variants] = n_triangles
             VARIANT_COUNT[n_variants] = count
+            VARIANT_FIRST_NODE[n_variants] = n_nodes
+            for i in range(m):
+                NODE_POINTS[n_nodes + i] = nodes[i]
             n_variants += 1
             n_triangles += count
+            n_nodes += m
     return 0
 
 
@@ -203,14 +214,16 @@ def table_triangles(int shape, int mask):
     if points is None or not 0 <= mask < (1 << len(points)):
         return None
     cdef int variant = SHAPE_FIRST[shape] + mask
-    return [tuple((p % SIDE, p // SIDE) for p in TRIANGLE_POINTS[t][:3])
+    cdef const uint8_t* nodes = &NODE_POINTS[VARIANT_FIRST_NODE[variant]]
+    return [tuple((nodes[j] % SIDE, nodes[j] // SIDE) for j in TRIANGLE_CORNERS[t][:3])
             for t in range(VARIANT_FIRST[variant], VARIANT_FIRST[variant] + VARIANT_COUNT[variant])] or None
 
 
 cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) noexcept nogil:
     cdef int v0 = st.rv0, rows = st.rv1 - st.rv0 + 1, u0, r, j, p, variant, t, shape = 0
     cdef uint32_t span = 0, mask = 0
-    cdef int vertex[SIDE * SIDE]
+    cdef int vertex[MAX_POINTS]         # the welded vertex of each node of the variant
+    cdef const uint8_t* nodes
     cdef const uint8_t* corners
     if rows > WINDOW:
         return False
@@ -230,13 +243,10 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
     variant = SHAPE_FIRST[shape] + mask
     if VARIANT_COUNT[variant] == 0:
         return False
-    for p in range(SIDE * SIDE):
-        vertex[p] = -1
+    nodes = &NODE_POINTS[VARIANT_FIRST_NODE[variant]]
+    for j in range(VARIANT_COUNT[variant] + 2):
+        vertex[j] = _weld(st, u0 + nodes[j] % SIDE, v0 + nodes[j] // SIDE)
     for t in range(VARIANT_FIRST[variant], VARIANT_FIRST[variant] + VARIANT_COUNT[variant]):
-        corners = TRIANGLE_POINTS[t]
-        for j in range(3):
-            p = corners[j]
-            if vertex[p] < 0:
-                vertex[p] = _weld(st, u0 + p % SIDE, v0 + p // SIDE)
+        corners = TRIANGLE_CORNERS[t]
         _emit(st, a, positive, material, vertex[corners[0]], vertex[corners[1]], vertex[corners[2]])
     return True
