@@ -85,8 +85,9 @@ def test_the_table_holds_exactly_the_simple_shapes_of_the_window():
 
 
 def sample_points(per_cell=8):
-    """Points of the window on no line through two lattice points (their
-    offsets are irrational enough), each in exactly one cell."""
+    """Points of the window, each inside one cell, shifted by 1/997 and
+    1/1009 so that no line through two lattice points of the window meets
+    one: a point is inside or outside every triangle, never on its side."""
     ticks = (np.arange(WINDOW * per_cell) + 0.5) / per_cell
     u, v = np.meshgrid(ticks + 1 / 997, ticks + 1 / 1009, indexing="ij")
     return u.ravel(), v.ravel()
