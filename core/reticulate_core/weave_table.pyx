@@ -35,7 +35,7 @@ DV[:] = [0, 1, 0, -1]
 cdef int32_t SHAPE_FIRST[SHAPES]                  # its first variant, -1: not in the table
 cdef uint8_t SHAPE_N_STRAIGHT[SHAPES]
 cdef uint8_t SHAPE_STRAIGHT[SHAPES][MAX_POINTS]   # straight points, in cycle order
-cdef uint8_t SHAPE_STRAIGHT_DIR[SHAPES][MAX_POINTS]   # the boundary's direction there
+cdef uint8_t SHAPE_STRAIGHT_DIR[SHAPES][MAX_POINTS]  # the boundary's direction there
 cdef int32_t VARIANT_FIRST[VARIANTS]              # its first triangle
 cdef uint8_t VARIANT_COUNT[VARIANTS]              # its triangles, 0: no triangulation
 cdef int32_t VARIANT_FIRST_NODE[VARIANTS]         # its first node; it has count + 2
@@ -220,6 +220,8 @@ def table_triangles(int shape, int mask):
 
 
 cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) noexcept nogil:
+    """Weave the filled region (st.region, rows rv0..rv1) when its shape is
+    in the table; else False, having emitted and welded nothing."""
     cdef int v0 = st.rv0, rows = st.rv1 - st.rv0 + 1, u0, r, j, p, variant, t, shape = 0
     cdef uint32_t span = 0, mask = 0
     cdef int vertex[MAX_POINTS]         # the welded vertex of each node of the variant
