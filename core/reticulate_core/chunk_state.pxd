@@ -1,7 +1,8 @@
 # The working state of the chunk mesher (seed: "Meshing bitfields"): the
 # Material planes, Parity, Claims, the current region and its polygon nodes,
 # the weld and S tables and the output buffers of one chunk.  Shared by
-# mesher.pyx (walks, parity walls, fill, claims), trace.pyx and weave.pyx.
+# mesher.pyx (walks, parity walls, fill, claims), trace.pyx, weave.pyx and
+# weave_table.pyx.
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from reticulate_core.octree cimport MAX_COMPACT_NODES
@@ -38,7 +39,12 @@ cdef extern from *:
         return ts.tv_sec + ts.tv_nsec * 1e-9;
     }
     #endif
+    /* the boundary's directions d in the layer's (u, v) plane: 0 +u, 1 +v, 2 -u, 3 -v */
+    static inline int ret_step_u(int d) { static const int step[4] = {1, 0, -1, 0}; return step[d]; }
+    static inline int ret_step_v(int d) { static const int step[4] = {0, 1, 0, -1}; return step[d]; }
     """
+    int ret_step_u(int d) noexcept nogil    # u step of boundary direction d (trace, straight points, table)
+    int ret_step_v(int d) noexcept nogil    # v step of boundary direction d
     int ret_ctz32(unsigned int x) noexcept nogil    # index of the lowest set bit, x != 0
     int ret_popcount32(unsigned int x) noexcept nogil   # number of set bits
     double ret_now() noexcept nogil                 # monotonic seconds

@@ -7,13 +7,9 @@ weavers of weave.pyx triangulate these cycles.
 """
 from libc.stdint cimport uint32_t, uint64_t
 
-from reticulate_core.chunk_state cimport ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, single_run
+from reticulate_core.chunk_state cimport (
+    ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, ret_step_u, ret_step_v, single_run)
 from reticulate_core.vertices cimport _straight_in_s, _weld
-
-cdef int DU[4]
-cdef int DV[4]
-DU[:] = [1, 0, -1, 0]
-DV[:] = [0, 1, 0, -1]
 
 
 cdef void _edge_masks(State* st) noexcept nogil:
@@ -111,8 +107,8 @@ cdef inline void _side(State* st, int pu, int pv, int n, int d, int* last) noexc
         if _straight_in_s(st, pu, pv, d):
             _append_node(st, pu, pv, last[0])
             last[0] = st.n_nodes - 1
-        pu += DU[d]
-        pv += DV[d]
+        pu += ret_step_u(d)
+        pv += ret_step_v(d)
 
 
 cdef inline void _turn(State* st, int pu, int pv, int* last) noexcept nogil:
@@ -238,8 +234,8 @@ cdef int trace_region(State* st) noexcept nogil:
                     break
                 if nd == 0:
                     st.visited[pv] |= (<uint32_t>1) << pu
-                pu += DU[nd]
-                pv += DV[nd]
+                pu += ret_step_u(nd)
+                pv += ret_step_v(nd)
                 d = nd
             if last < 0 or st.n_nodes - first < 4:
                 return ERR_TRACE

@@ -15,7 +15,7 @@ with S tests of its straight points and one lookup, without a trace.
 """
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
 
-from reticulate_core.chunk_state cimport State, ret_ctz32
+from reticulate_core.chunk_state cimport State, ret_ctz32, ret_step_u, ret_step_v
 from reticulate_core.vertices cimport _emit, _straight_in_s, _weld
 
 cdef enum:
@@ -26,11 +26,6 @@ cdef enum:
     VARIANTS = 4537         # sum over shapes of 2 ** (straight points)
     TRIANGLES = 37122       # sum over variants of (nodes - 2)
     NODES = TRIANGLES + 2 * VARIANTS
-
-cdef int DU[4]
-cdef int DV[4]
-DU[:] = [1, 0, -1, 0]
-DV[:] = [0, 1, 0, -1]
 
 cdef int32_t SHAPE_FIRST[SHAPES]                  # its first variant, -1: not in the table
 cdef uint8_t SHAPE_N_STRAIGHT[SHAPES]
@@ -49,7 +44,7 @@ cdef inline bint _in_shape(int shape, int cu, int cv) noexcept nogil:
 
 cdef bint _canonical_connected(int shape) noexcept nogil:
     """At least two cells, 4-connected, touching the window's row 0 and column 0."""
-    cdef int seen = 0, todo, c, cu, cv, k
+    cdef int seen = 0, todo, c, cu, cv, k, nu, nv
     cdef int row0 = (1 << WINDOW) - 1
     cdef int col0 = 1 | (1 << WINDOW) | (1 << 2 * WINDOW)
     if (shape & (shape - 1)) == 0 or (shape & row0) == 0 or (shape & col0) == 0:
@@ -62,8 +57,10 @@ cdef bint _canonical_connected(int shape) noexcept nogil:
         cu = c % WINDOW
         cv = c // WINDOW
         for k in range(4):
-            if _in_shape(shape, cu + DU[k], cv + DV[k]) and not (seen >> (cu + DU[k] + WINDOW * (cv + DV[k]))) & 1:
-                todo |= 1 << (cu + DU[k] + WINDOW * (cv + DV[k]))
+            nu = cu + ret_step_u(k)
+            nv = cv + ret_step_v(k)
+            if _in_shape(shape, nu, nv) and not (seen >> (nu + WINDOW * nv)) & 1:
+                todo |= 1 << (nu + WINDOW * nv)
     return seen == shape
 
 
@@ -81,7 +78,7 @@ cdef int _boundary_cycle(int shape, int* points, int* dirs) noexcept nogil:
                 continue
             # edges leaving the corners (u, v), (u+1, v), (u+1, v+1), (u, v+1)
             for d in range(4):
-                if _in_shape(shape, cu + DV[d], cv - DU[d]):
+                if _in_shape(shape, cu + ret_step_v(d), cv - ret_step_u(d)):
                     continue        # the neighbour across edge d is in the shape
                 p = (cu + (d == 1 or d == 2)) + SIDE * (cv + (d >= 2))
                 if out[p] >= 0:
@@ -97,7 +94,7 @@ cdef int _boundary_cycle(int shape, int* points, int* dirs) noexcept nogil:
         points[n] = p
         dirs[n] = out[p]
         n += 1
-        p += DU[out[p]] + SIDE * DV[out[p]]
+        p += ret_step_u(out[p]) + SIDE * ret_step_v(out[p])
         if p == start:
             break
     return n if n == n_out else -1
@@ -152,7 +149,7 @@ cdef int _build_tables() except -1:
     cdef int points[MAX_POINTS]
     cdef int dirs[MAX_POINTS]
     cdef int nodes[MAX_POINTS]
-    cdef int shape, n, i, k, mask, m, count, n_variants = 0, n_triangles = 0, n_nodes = 0
+    cdef int shape, n, i, j, k, mask, m, count, n_variants = 0, n_triangles = 0, n_nodes = 0
     for shape in range(SHAPES):
         SHAPE_FIRST[shape] = -1
         SHAPE_N_STRAIGHT[shape] = 0
@@ -171,16 +168,16 @@ cdef int _build_tables() except -1:
         SHAPE_FIRST[shape] = n_variants
         for mask in range(1 << k):
             m = 0
-            k = 0
+            j = 0           # straight points passed
             for i in range(n):
                 if dirs[(i + n - 1) % n] != dirs[i]:
                     nodes[m] = points[i]
                     m += 1
                 else:
-                    if (mask >> k) & 1:
+                    if (mask >> j) & 1:
                         nodes[m] = points[i]
                         m += 1
-                    k += 1
+                    j += 1
             if n_variants == VARIANTS or n_triangles + m - 2 > TRIANGLES or n_nodes + m > NODES:
                 raise RuntimeError("weave_table: the table sizes are too small")
             count = _ear_clip(nodes, m, &TRIANGLE_CORNERS[n_triangles])
