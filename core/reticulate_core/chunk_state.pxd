@@ -60,6 +60,13 @@ cdef enum:
     # triangles; the partition adds 2 nodes per diagonal (<= T + holes), so
     # nodes <= B + 2 (T + 2 holes) < 10000.
     POOL = 16384        # polygon nodes
+    # Output bounds of one chunk: a vertex per corner point, and as every
+    # triangle has lattice corners (area >= 1/2) and the triangles tile the
+    # faces without overlap, at most 2 per unit face of the 3 x 33 layers.
+    # The triangle buffers hold POOL more: a region starts only below the
+    # bound (else ERR_OUTPUT) and emits at most POOL.
+    MAX_POSITIONS = W * W * W
+    MAX_TRIANGLES = 2 * 3 * W * 32 * 32
     MAX_CYCLES = 1200   # boundary cycles (outer + holes)
     # error codes, raised after the nogil section (never expected: guards)
     ERR_NONE = 0
@@ -67,6 +74,7 @@ cdef enum:
     ERR_POOL = 2
     ERR_TRACE = 3
     ERR_WEAVE = 4
+    ERR_OUTPUT = 5
 
 
 cdef struct State:
@@ -166,15 +174,13 @@ cdef struct State:
     uint8_t in_s[W * W * W]
     int32_t s_touched[W * W * W]
     int n_s_touched
-    # output
+    # output, allocated with the state for MAX_POSITIONS and MAX_TRIANGLES
     float* positions
     int n_positions
-    int cap_positions
     int32_t* triangles
     uint16_t* materials
     uint8_t* faces
     int n_triangles
-    int cap_triangles
     int error
     # metrics
     bint metrics

@@ -45,12 +45,13 @@ import threading
 import numpy as np
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
-from libc.stdlib cimport calloc, realloc, free
+from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memset, memcpy
 from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 
 from reticulate_core.chunk_state cimport (
-    ERR_MEMORY, ERR_NONE, ERR_WEAVE, P, PP, W, State, ret_ctz32, ret_now, ret_popcount32, set_frame)
+    ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, W, State,
+    ret_ctz32, ret_now, ret_popcount32, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
@@ -286,14 +287,18 @@ cdef inline void _region(State* st, int a, int L, int u, int v, int positive, ui
     _new_region(st, a, L, u, v, positive, material)
 
 
-cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
-    """Fill-weave-claim from an unclaimed seed cell.  st.region is all 0
-    before and after."""
-    cdef int r, err, i0, i1, i2, i3
+cdef inline void _new_region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
+    """Fill-weave-claim from an unclaimed seed cell; a lone cell (linked to
+    none) right here, any other region by _fill_weave_claim."""
+    cdef int i0, i1, i2, i3
     cdef uint32_t bit = (<uint32_t>1) << u
     if st.metrics:
         st.seeds += 1
         st.regions += 1
+    if st.n_triangles > MAX_TRIANGLES:
+        st.error = ERR_OUTPUT       # never: see MAX_TRIANGLES; keeps the buffers safe
+        st.claims[a][L][v] |= bit
+        return
     if not st.links_ready[a][L]:
         if st.layer_scan:
             _row_links(st, a, L)
@@ -303,7 +308,7 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
         set_frame(st, a, L)
     if (((st.hlink[a][L][v] << 1) | st.hlink[a][L][v]
             | st.vlink[a][L][v] | (st.vlink[a][L][v - 1] if v > 0 else 0)) & bit) == 0:
-        # a single cell, linked to none: its four corners are turns, and nothing else
+        # a single cell: its four corners are turns, and nothing else
         i0 = _weld(st, u, v)
         i1 = _weld(st, u + 1, v)
         i2 = _weld(st, u + 1, v + 1)
@@ -312,6 +317,14 @@ cdef void _new_region(State* st, int a, int L, int u, int v, int positive, uint1
         _emit(st, a, positive, material, i0, i2, i3)
         st.claims[a][L][v] |= bit
         return
+    _fill_weave_claim(st, a, L, u, v, positive, material)
+
+
+cdef void _fill_weave_claim(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
+    """Fill, weave and claim the region of seed cell (u, v), which is linked
+    to a neighbour (the layer's links and frame are ready).  st.region is
+    all 0 before and after."""
+    cdef int r, err
     _fill(st, a, L, u, v)
     err = ERR_NONE
     if not weave_from_table(st, a, positive, material) and not weave_strip(st, a, positive, material):
@@ -1122,6 +1135,13 @@ cdef class Mesher:
         self.st = <State*>calloc(1, sizeof(State))
         if self.st == NULL:
             raise MemoryError("cannot allocate the mesher state")
+        self.st.positions = <float*>malloc(MAX_POSITIONS * 3 * sizeof(float))
+        self.st.triangles = <int32_t*>malloc((MAX_TRIANGLES + POOL) * 3 * sizeof(int32_t))
+        self.st.materials = <uint16_t*>malloc((MAX_TRIANGLES + POOL) * sizeof(uint16_t))
+        self.st.faces = <uint8_t*>malloc((MAX_TRIANGLES + POOL) * sizeof(uint8_t))
+        if (self.st.positions == NULL or self.st.triangles == NULL
+                or self.st.materials == NULL or self.st.faces == NULL):
+            raise MemoryError("cannot allocate the mesher's output buffers")
         self.st.metrics = bool(metrics)
         self.metrics = bool(metrics)
         self.st.walks = bool(walks)

@@ -4,9 +4,8 @@
 # Inline, so the walks, the trace and the weavers call them without a jump
 # between modules.
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
-from libc.stdlib cimport realloc
 
-from reticulate_core.chunk_state cimport ERR_MEMORY, P, PP, State, frame_key
+from reticulate_core.chunk_state cimport P, PP, State, frame_key
 
 
 cdef inline uint32_t _label(uint16_t below, uint16_t above, uint32_t tag) noexcept nogil:
@@ -106,20 +105,11 @@ cdef inline bint _straight_in_s(State* st, int pu, int pv, int d) noexcept nogil
 
 cdef inline int _weld(State* st, int u, int v) noexcept nogil:
     """Index of the vertex at plane point (u, v) of the current layer (set_frame)."""
-    cdef int key = frame_key(st, u, v), idx, cap
+    cdef int key = frame_key(st, u, v), idx
     cdef float* p
-    cdef float* grown
     idx = st.weld[key] - 1
     if idx >= 0:
         return idx
-    if st.n_positions == st.cap_positions:
-        cap = st.cap_positions * 2 if st.cap_positions else 4096
-        grown = <float*>realloc(st.positions, cap * 3 * sizeof(float))
-        if grown == NULL:
-            st.error = ERR_MEMORY
-            return 0
-        st.positions = grown
-        st.cap_positions = cap
     idx = st.n_positions
     p = st.positions + 3 * idx
     p[st.frame_a] = st.frame_L
@@ -134,29 +124,7 @@ cdef inline int _weld(State* st, int u, int v) noexcept nogil:
 cdef inline void _emit(State* st, int a, int positive, uint16_t material,
                 int i0, int i1, int i2) noexcept nogil:
     """One triangle of welded vertices, counter-clockwise in (u, v); flipped for negative faces."""
-    cdef int cap, t
-    cdef int32_t* gt
-    cdef uint16_t* gm
-    cdef uint8_t* gf
-    if st.n_triangles == st.cap_triangles:
-        cap = st.cap_triangles * 2 if st.cap_triangles else 8192
-        gt = <int32_t*>realloc(st.triangles, cap * 3 * sizeof(int32_t))
-        if gt == NULL:
-            st.error = ERR_MEMORY
-            return
-        st.triangles = gt
-        gm = <uint16_t*>realloc(st.materials, cap * sizeof(uint16_t))
-        if gm == NULL:
-            st.error = ERR_MEMORY
-            return
-        st.materials = gm
-        gf = <uint8_t*>realloc(st.faces, cap * sizeof(uint8_t))
-        if gf == NULL:
-            st.error = ERR_MEMORY
-            return
-        st.faces = gf
-        st.cap_triangles = cap
-    t = st.n_triangles
+    cdef int t = st.n_triangles
     st.triangles[3 * t] = i0
     if positive:
         st.triangles[3 * t + 1] = i1
@@ -167,3 +135,4 @@ cdef inline void _emit(State* st, int a, int positive, uint16_t material,
     st.materials[t] = material
     st.faces[t] = 2 * a + (1 if positive else 0)
     st.n_triangles += 1
+
