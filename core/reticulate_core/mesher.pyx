@@ -21,7 +21,7 @@ Pipeline per chunk (all C, without the GIL):
    i.e. Parity transitions of the perpendicular axes in the slabs above and
    below), WOVEN (triangulated with vertices exactly at the boundary points
    of the vertex set S, see ``_is_vertex`` in vertices.pxd: a lone cell
-   directly, a region within 3 x 3 cells from a table, weave_table.pyx, a
+   directly, a region within 4 x 4 cells from a table, weave_table.pyx, a
    strip one cell wide directly, any other region by tracing its boundary,
    trace.pyx, and weaving the cycles, weave.pyx) and CLAIMED;
 3. welding into a 33^3 index table.

@@ -136,3 +136,15 @@ cdef inline void _emit(State* st, int a, int positive, uint16_t material,
     st.faces[t] = 2 * a + (1 if positive else 0)
     st.n_triangles += 1
 
+
+cdef inline void _emitted(State* st, int n, int a, int positive, uint16_t material) noexcept nogil:
+    """Count the n triangles written at st.triangles[3 * st.n_triangles:]
+    as emitted, with their material and face."""
+    cdef int t
+    cdef uint16_t* materials = st.materials + st.n_triangles
+    cdef uint8_t* faces = st.faces + st.n_triangles
+    cdef uint8_t face = 2 * a + (1 if positive else 0)
+    for t in range(n):
+        materials[t] = material
+        faces[t] = face
+    st.n_triangles += n

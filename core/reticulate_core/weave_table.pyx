@@ -1,41 +1,50 @@
 # cython: language_level=3
 """Weaving a small region from a table (seed: "Weave connected region").
 
-Most regions of a noisy chunk fit a window of 3 x 3 cells.  A region's
+Most regions of a noisy chunk fit a window of 4 x 4 cells.  A region's
 cells in that window (its lowest row and lowest column at the window's
-corner) are its shape, 9 bits.  For each shape of at least two cells whose
-boundary is one simple cycle (145 of them: 4-connected, no hole, no pinch
-point) the table holds the cycle's straight points and, for every subset
-of them that S may hold, a triangulation of the polygon whose nodes are
-the cycle's turns and the straight points in S.  The tables are built once
-at import by ear clipping: each triangulation has n - 2 counter-clockwise
-triangles for n nodes (B - 2 chi, DESIGN.md guarantee 3) and no node on a
-triangle but its corners.  ``weave_from_table`` weaves a fitting region
-with S tests of its straight points and one lookup, without a trace.
+corner) are its shape, 16 bits.  For each shape of at least two cells whose
+boundary is one simple cycle (7,463 of them: 4-connected, no hole, no pinch
+point) the table holds the cycle's turns, its straight points side by side
+and a triangulation of the polygon of its turns, built once at import by
+ear clipping: T - 2 counter-clockwise triangles for T turns, no boundary
+point inside a triangle or on a diagonal, so the straight points lie on
+the polygon's sides only.
+
+``weave_from_table`` tests the straight points of a fitting region for S
+and splits the triangles at those in S (``_split_at_s``): a triangle with
+k points of S on its sides becomes k + 1 triangles fanned from corners off
+those sides.  The n = T + (points in S) nodes are then the vertices and no
+other point, and the region gets n - 2 triangles (B - 2 chi, DESIGN.md
+guarantee 3), with no trace.
 """
-from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t
 
 from reticulate_core.chunk_state cimport State, ret_ctz32, ret_step_u, ret_step_v
-from reticulate_core.vertices cimport _emit, _straight_in_s, _weld
+from reticulate_core.vertices cimport _emitted, _straight_in_s, _weld
 
 cdef enum:
-    WINDOW = 3              # cells per side of the window
-    SIDE = 4                # lattice points per side: point p = u + 4 v
-    SHAPES = 512
-    MAX_POINTS = 16         # boundary points of a shape's cycle
-    VARIANTS = 4537         # sum over shapes of 2 ** (straight points)
-    TRIANGLES = 37122       # sum over variants of (nodes - 2)
-    NODES = TRIANGLES + 2 * VARIANTS
+    WINDOW = 4              # cells per side of the window
+    SIDE = 5                # lattice points per side
+    ROW = 8                 # point p = u + 8 v: u = p & 7, v = p >> 3
+    POINTS = ROW * SIDE
+    SHAPES = 1 << 16
+    ENTRIES = 7463          # shapes in the table
+    MAX_POINTS = 40         # boundary points of a shape's cycle
+    MAX_TURNS = 20
+    MAX_STRAIGHT = 16       # straight points of a shape (bits of a uint16 mask)
+    MAX_SPLIT = MAX_TURNS - 2 + MAX_STRAIGHT    # triangles of a region
 
-cdef int32_t SHAPE_FIRST[SHAPES]                  # its first variant, -1: not in the table
-cdef uint8_t SHAPE_N_STRAIGHT[SHAPES]
-cdef uint8_t SHAPE_STRAIGHT[SHAPES][MAX_POINTS]   # straight points, in cycle order
-cdef uint8_t SHAPE_STRAIGHT_DIR[SHAPES][MAX_POINTS]  # the boundary's direction there
-cdef int32_t VARIANT_FIRST[VARIANTS]              # its first triangle
-cdef uint8_t VARIANT_COUNT[VARIANTS]              # its triangles, 0: no triangulation
-cdef int32_t VARIANT_FIRST_NODE[VARIANTS]         # its first node; it has count + 2
-cdef uint8_t NODE_POINTS[NODES]                   # lattice points, in cycle order
-cdef uint8_t TRIANGLE_CORNERS[TRIANGLES][3]       # counter-clockwise, as indices of the variant's nodes
+cdef int16_t SHAPE_ENTRY[SHAPES]                        # its entry, -1: not in the table
+cdef uint8_t ENTRY_N_TURNS[ENTRIES]
+cdef uint8_t ENTRY_N_POINTS[ENTRIES]
+cdef uint8_t ENTRY_POINT[ENTRIES][MAX_POINTS]           # the boundary's lattice points, in cycle order
+cdef uint8_t ENTRY_POINT_STRAIGHT[ENTRIES][MAX_POINTS]  # 0: a turn, j + 1: straight point j
+cdef uint8_t ENTRY_N_STRAIGHT[ENTRIES]
+cdef uint8_t ENTRY_STRAIGHT[ENTRIES][MAX_STRAIGHT]      # lattice points, in cycle order
+cdef uint8_t ENTRY_STRAIGHT_DIR[ENTRIES][MAX_STRAIGHT]  # the boundary's direction there
+cdef uint8_t ENTRY_TRIANGLE[ENTRIES][MAX_TURNS - 2][3]  # triangles of the turns, counter-clockwise
+cdef uint16_t ENTRY_EDGE_STRAIGHT[ENTRIES][MAX_TURNS - 2][4]    # straight points on edge e (corner e -> e + 1); [3]: on any
 
 
 cdef inline bint _in_shape(int shape, int cu, int cv) noexcept nogil:
@@ -45,8 +54,9 @@ cdef inline bint _in_shape(int shape, int cu, int cv) noexcept nogil:
 cdef bint _canonical_connected(int shape) noexcept nogil:
     """At least two cells, 4-connected, touching the window's row 0 and column 0."""
     cdef int seen = 0, todo, c, cu, cv, k, nu, nv
-    cdef int row0 = (1 << WINDOW) - 1
-    cdef int col0 = 1 | (1 << WINDOW) | (1 << 2 * WINDOW)
+    cdef int row0 = (1 << WINDOW) - 1, col0 = 0
+    for cv in range(WINDOW):
+        col0 |= 1 << (WINDOW * cv)
     if (shape & (shape - 1)) == 0 or (shape & row0) == 0 or (shape & col0) == 0:
         return False
     todo = shape & -shape
@@ -68,9 +78,9 @@ cdef int _boundary_cycle(int shape, int* points, int* dirs) noexcept nogil:
     """The shape's boundary as one counter-clockwise cycle (cells on its
     left) from its lowest point in order (v, u): points and the direction
     leaving each; its length, or -1 at a pinch point or a hole."""
-    cdef int out[SIDE * SIDE]
+    cdef int out[POINTS]
     cdef int cu, cv, p, d, n = 0, n_out = 0, start = -1
-    for p in range(SIDE * SIDE):
+    for p in range(POINTS):
         out[p] = -1
     for cv in range(WINDOW):
         for cu in range(WINDOW):
@@ -80,12 +90,12 @@ cdef int _boundary_cycle(int shape, int* points, int* dirs) noexcept nogil:
             for d in range(4):
                 if _in_shape(shape, cu + ret_step_v(d), cv - ret_step_u(d)):
                     continue        # the neighbour across edge d is in the shape
-                p = (cu + (d == 1 or d == 2)) + SIDE * (cv + (d >= 2))
+                p = (cu + (d == 1 or d == 2)) + ROW * (cv + (d >= 2))
                 if out[p] >= 0:
                     return -1       # two edges leave p: a pinch point
                 out[p] = d
                 n_out += 1
-    for p in range(SIDE * SIDE):
+    for p in range(POINTS):
         if out[p] >= 0:
             start = p
             break
@@ -94,7 +104,7 @@ cdef int _boundary_cycle(int shape, int* points, int* dirs) noexcept nogil:
         points[n] = p
         dirs[n] = out[p]
         n += 1
-        p += ret_step_u(out[p]) + SIDE * ret_step_v(out[p])
+        p += ret_step_u(out[p]) + ROW * ret_step_v(out[p])
         if p == start:
             break
     return n if n == n_out else -1
@@ -102,16 +112,19 @@ cdef int _boundary_cycle(int shape, int* points, int* dirs) noexcept nogil:
 
 cdef inline int _cross(int o, int p, int q) noexcept nogil:
     """cross(p - o, q - o) of lattice points."""
-    return ((p % SIDE - o % SIDE) * (q // SIDE - o // SIDE)
-            - (p // SIDE - o // SIDE) * (q % SIDE - o % SIDE))
+    return (((p & 7) - (o & 7)) * ((q >> 3) - (o >> 3))
+            - ((p >> 3) - (o >> 3)) * ((q & 7) - (o & 7)))
 
 
-cdef int _ear_clip(const int* nodes, int n, uint8_t (*triangles)[3]) noexcept nogil:
-    """Triangulate the counter-clockwise simple polygon nodes[0..n) by
+cdef int _ear_clip(const int* turns, int n, uint8_t (*triangles)[3]) noexcept nogil:
+    """Triangulate the counter-clockwise simple polygon turns[0..n) by
     cutting ears: strictly convex corners whose closed triangle holds no
-    other node; the triangles name their corners by index in nodes.
-    Returns n - 2, or 0 when no ear is left to cut."""
-    cdef int left[MAX_POINTS]
+    other turn; the triangles name their corners by index in turns.  No
+    straight point of the boundary lies on a diagonal q - p either: its
+    side, axis-parallel, would cross into the triangle or run along the
+    diagonal, and either way put a turn into the closed triangle.  Returns
+    n - 2, or 0 when no ear is left to cut."""
+    cdef int left[MAX_TURNS]
     cdef int m = n, t = 0, i, j, p, c, q, x
     cdef bint ear
     for i in range(n):
@@ -121,13 +134,13 @@ cdef int _ear_clip(const int* nodes, int n, uint8_t (*triangles)[3]) noexcept no
             p = left[(i + m - 1) % m]
             c = left[i]
             q = left[(i + 1) % m]
-            if _cross(nodes[p], nodes[c], nodes[q]) <= 0:
+            if _cross(turns[p], turns[c], turns[q]) <= 0:
                 continue
             ear = True
             for j in range(m):
                 x = left[j]
-                if x != p and x != c and x != q and _cross(nodes[p], nodes[c], nodes[x]) >= 0 \
-                        and _cross(nodes[c], nodes[q], nodes[x]) >= 0 and _cross(nodes[q], nodes[p], nodes[x]) >= 0:
+                if x != p and x != c and x != q and _cross(turns[p], turns[c], turns[x]) >= 0 \
+                        and _cross(turns[c], turns[q], turns[x]) >= 0 and _cross(turns[q], turns[p], turns[x]) >= 0:
                     ear = False
                     break
             if ear:
@@ -145,85 +158,163 @@ cdef int _ear_clip(const int* nodes, int n, uint8_t (*triangles)[3]) noexcept no
 
 
 cdef int _build_tables() except -1:
-    """Fill the tables: every shape, every subset of its straight points."""
+    """Fill the tables: every shape of the window whose boundary is one simple cycle."""
     cdef int points[MAX_POINTS]
     cdef int dirs[MAX_POINTS]
-    cdef int nodes[MAX_POINTS]
-    cdef int shape, n, i, j, k, mask, m, count, n_variants = 0, n_triangles = 0, n_nodes = 0
+    cdef int turns[MAX_TURNS]
+    cdef uint16_t side_straight[MAX_TURNS]      # straight points on side k: turn k -> k + 1
+    cdef uint8_t corners[MAX_TURNS - 2][3]      # as turn indices
+    cdef int shape, n, i, e, k, t, count, entry = 0, n_turns, n_straight
     for shape in range(SHAPES):
-        SHAPE_FIRST[shape] = -1
-        SHAPE_N_STRAIGHT[shape] = 0
+        SHAPE_ENTRY[shape] = -1
         if not _canonical_connected(shape):
             continue
         n = _boundary_cycle(shape, points, dirs)
         if n < 0:
             continue
-        k = 0
+        if entry == ENTRIES:
+            raise RuntimeError("weave_table: more simple shapes than ENTRIES")
+        n_turns = 0
+        n_straight = 0
         for i in range(n):
-            if dirs[(i + n - 1) % n] == dirs[i]:
-                SHAPE_STRAIGHT[shape][k] = points[i]
-                SHAPE_STRAIGHT_DIR[shape][k] = dirs[i]
-                k += 1
-        SHAPE_N_STRAIGHT[shape] = k
-        SHAPE_FIRST[shape] = n_variants
-        for mask in range(1 << k):
-            m = 0
-            j = 0           # straight points passed
-            for i in range(n):
-                if dirs[(i + n - 1) % n] != dirs[i]:
-                    nodes[m] = points[i]
-                    m += 1
-                else:
-                    if (mask >> j) & 1:
-                        nodes[m] = points[i]
-                        m += 1
-                    j += 1
-            if n_variants == VARIANTS or n_triangles + m - 2 > TRIANGLES or n_nodes + m > NODES:
-                raise RuntimeError("weave_table: the table sizes are too small")
-            count = _ear_clip(nodes, m, &TRIANGLE_CORNERS[n_triangles])
-            VARIANT_FIRST[n_variants] = n_triangles
-            VARIANT_COUNT[n_variants] = count
-            VARIANT_FIRST_NODE[n_variants] = n_nodes
-            for i in range(m):
-                NODE_POINTS[n_nodes + i] = nodes[i]
-            n_variants += 1
-            n_triangles += count
-            n_nodes += m
+            # the cycle starts at its lowest point, a turn: straight points follow their side's turn
+            ENTRY_POINT[entry][i] = points[i]
+            if dirs[(i + n - 1) % n] != dirs[i]:
+                if n_turns == MAX_TURNS:
+                    raise RuntimeError("weave_table: more turns than MAX_TURNS")
+                turns[n_turns] = points[i]
+                ENTRY_POINT_STRAIGHT[entry][i] = 0
+                side_straight[n_turns] = 0
+                n_turns += 1
+            else:
+                if n_straight == MAX_STRAIGHT:
+                    raise RuntimeError("weave_table: more straight points than MAX_STRAIGHT")
+                ENTRY_POINT_STRAIGHT[entry][i] = n_straight + 1
+                ENTRY_STRAIGHT[entry][n_straight] = points[i]
+                ENTRY_STRAIGHT_DIR[entry][n_straight] = dirs[i]
+                side_straight[n_turns - 1] |= 1 << n_straight
+                n_straight += 1
+        count = _ear_clip(turns, n_turns, corners)
+        if count != n_turns - 2:
+            raise RuntimeError("weave_table: a simple shape's turns could not be ear clipped")
+        for t in range(count):
+            ENTRY_EDGE_STRAIGHT[entry][t][3] = 0
+            for e in range(3):
+                k = corners[t][e]
+                ENTRY_TRIANGLE[entry][t][e] = turns[k]
+                # a side of the polygon joins turn k to turn k + 1; any other edge is a diagonal
+                ENTRY_EDGE_STRAIGHT[entry][t][e] = \
+                    side_straight[k] if corners[t][(e + 1) % 3] == (k + 1) % n_turns else 0
+                ENTRY_EDGE_STRAIGHT[entry][t][3] |= ENTRY_EDGE_STRAIGHT[entry][t][e]
+        ENTRY_N_TURNS[entry] = n_turns
+        ENTRY_N_POINTS[entry] = n
+        ENTRY_N_STRAIGHT[entry] = n_straight
+        SHAPE_ENTRY[shape] = entry
+        entry += 1
+    if entry != ENTRIES:
+        raise RuntimeError("weave_table: fewer simple shapes than ENTRIES")
     return 0
 
 
 _build_tables()
 
 
+cdef inline void _put(int32_t* out, const int* vertex, int flip, int p, int q, int r) noexcept nogil:
+    """Triangle (p, q, r) of lattice points as its vertices; (p, r, q) when flip."""
+    out[0] = vertex[p]
+    out[1 + flip] = vertex[q]
+    out[2 - flip] = vertex[r]
+
+
+cdef inline int _fan(int32_t* out, int t, const int* vertex, int flip, const uint8_t* straight,
+                     int x, int y, int z, uint32_t xy, uint32_t yz) noexcept nogil:
+    """Triangle (x, y, z), counter-clockwise, split at the straight points
+    xy on its edge x - y and yz on y - z (bits, in order along the edges;
+    none on z - x), as triangles t, t + 1, ... of out: fanned from z over
+    x - y up to its last point w in S (w = x if none), then from w over
+    y - z.  No corner is on the line of the edge it fans over, so none is
+    degenerate.  Returns the next free t."""
+    cdef int j, previous = x, w
+    while xy:
+        j = ret_ctz32(xy)
+        xy &= xy - 1
+        _put(out + 3 * t, vertex, flip, z, previous, straight[j])
+        previous = straight[j]
+        t += 1
+    w = previous
+    previous = y
+    while yz:
+        j = ret_ctz32(yz)
+        yz &= yz - 1
+        _put(out + 3 * t, vertex, flip, w, previous, straight[j])
+        previous = straight[j]
+        t += 1
+    _put(out + 3 * t, vertex, flip, w, previous, z)
+    return t + 1
+
+
+cdef int _split_at_s(int entry, uint32_t in_s, const int* vertex, int flip, int32_t* out) noexcept nogil:
+    """The triangles of entry's shape when the straight points in_s (bits)
+    are in S, counter-clockwise (clockwise when flip), as the vertices
+    vertex[p] of their lattice points p into out; their number, T - 2 +
+    (points in S).  A triangle of the turns has two sides of the polygon
+    at most (T >= 4), so an edge without points is left to close each fan."""
+    cdef const uint8_t* straight = ENTRY_STRAIGHT[entry]
+    cdef const uint8_t* c
+    cdef const uint16_t* edge
+    cdef int t, n = 0
+    cdef uint32_t ab, bc, ca
+    for t in range(ENTRY_N_TURNS[entry] - 2):
+        c = ENTRY_TRIANGLE[entry][t]
+        edge = ENTRY_EDGE_STRAIGHT[entry][t]
+        if (edge[3] & in_s) == 0:
+            _put(out + 3 * n, vertex, flip, c[0], c[1], c[2])
+            n += 1
+            continue
+        ab = edge[0] & in_s
+        bc = edge[1] & in_s
+        ca = edge[2] & in_s
+        if ca == 0:
+            n = _fan(out, n, vertex, flip, straight, c[0], c[1], c[2], ab, bc)
+        elif ab == 0:
+            n = _fan(out, n, vertex, flip, straight, c[1], c[2], c[0], bc, ca)
+        else:
+            n = _fan(out, n, vertex, flip, straight, c[2], c[0], c[1], ca, ab)
+    return n
+
+
 def table_straight_points(int shape):
-    """The straight points (u, v) of a shape's boundary (bit u + 3 v: the
-    cell (u, v) of the window), bit j of a variant's mask standing for
-    point j; None when the shape is not in the table."""
-    if not 0 <= shape < SHAPES or SHAPE_FIRST[shape] < 0:
+    """The straight points (u, v) of a shape's boundary (bit u + 4 v: the
+    cell (u, v) of the window), bit j of a mask standing for point j; None
+    when the shape is not in the table."""
+    if not 0 <= shape < SHAPES or SHAPE_ENTRY[shape] < 0:
         return None
-    return [(p % SIDE, p // SIDE) for p in SHAPE_STRAIGHT[shape][:SHAPE_N_STRAIGHT[shape]]]
+    cdef int entry = SHAPE_ENTRY[shape]
+    return [(p & 7, p >> 3) for p in ENTRY_STRAIGHT[entry][:ENTRY_N_STRAIGHT[entry]]]
 
 
 def table_triangles(int shape, int mask):
     """The triangles ((u, v) x 3, counter-clockwise) the table weaves for a
-    shape whose straight points of mask are in S; None when there are none."""
+    shape whose straight points of mask are in S; None when the shape is
+    not in the table or mask names other points."""
     points = table_straight_points(shape)
     if points is None or not 0 <= mask < (1 << len(points)):
         return None
-    cdef int variant = SHAPE_FIRST[shape] + mask
-    cdef const uint8_t* nodes = &NODE_POINTS[VARIANT_FIRST_NODE[variant]]
-    return [tuple((nodes[j] % SIDE, nodes[j] // SIDE) for j in TRIANGLE_CORNERS[t][:3])
-            for t in range(VARIANT_FIRST[variant], VARIANT_FIRST[variant] + VARIANT_COUNT[variant])] or None
+    cdef int identity[POINTS]
+    cdef int32_t out[3 * MAX_SPLIT]
+    cdef int p, n
+    for p in range(POINTS):
+        identity[p] = p
+    n = _split_at_s(SHAPE_ENTRY[shape], mask, identity, 0, out)
+    return [tuple((out[3 * t + k] & 7, out[3 * t + k] >> 3) for k in range(3)) for t in range(n)]
 
 
 cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) noexcept nogil:
     """Weave the filled region (st.region, rows rv0..rv1) when its shape is
     in the table; else False, having emitted and welded nothing."""
-    cdef int v0 = st.rv0, rows = st.rv1 - st.rv0 + 1, u0, r, j, p, variant, t, shape = 0
-    cdef uint32_t span = 0, mask = 0
-    cdef int vertex[MAX_POINTS]         # the welded vertex of each node of the variant
-    cdef const uint8_t* nodes
-    cdef const uint8_t* corners
+    cdef int v0 = st.rv0, rows = st.rv1 - st.rv0 + 1, u0, r, i, j, p, entry, shape = 0
+    cdef uint32_t span = 0, in_s = 0
+    cdef int vertex[POINTS]             # the welded vertex of each node, by lattice point
     if rows > WINDOW:
         return False
     for r in range(rows):
@@ -233,19 +324,18 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
         return False
     for r in range(rows):
         shape |= ((st.region[v0 + r] >> u0) & ((1 << WINDOW) - 1)) << (WINDOW * r)
-    if SHAPE_FIRST[shape] < 0:
+    entry = SHAPE_ENTRY[shape]
+    if entry < 0:
         return False
-    for j in range(SHAPE_N_STRAIGHT[shape]):
-        p = SHAPE_STRAIGHT[shape][j]
-        if _straight_in_s(st, u0 + p % SIDE, v0 + p // SIDE, SHAPE_STRAIGHT_DIR[shape][j]):
-            mask |= (<uint32_t>1) << j
-    variant = SHAPE_FIRST[shape] + mask
-    if VARIANT_COUNT[variant] == 0:
-        return False
-    nodes = &NODE_POINTS[VARIANT_FIRST_NODE[variant]]
-    for j in range(VARIANT_COUNT[variant] + 2):
-        vertex[j] = _weld(st, u0 + nodes[j] % SIDE, v0 + nodes[j] // SIDE)
-    for t in range(VARIANT_FIRST[variant], VARIANT_FIRST[variant] + VARIANT_COUNT[variant]):
-        corners = TRIANGLE_CORNERS[t]
-        _emit(st, a, positive, material, vertex[corners[0]], vertex[corners[1]], vertex[corners[2]])
+    for i in range(ENTRY_N_POINTS[entry]):
+        # in cycle order: the turns, and the straight points in S
+        p = ENTRY_POINT[entry][i]
+        j = ENTRY_POINT_STRAIGHT[entry][i] - 1
+        if j >= 0:
+            if not _straight_in_s(st, u0 + (p & 7), v0 + (p >> 3), ENTRY_STRAIGHT_DIR[entry][j]):
+                continue
+            in_s |= (<uint32_t>1) << j
+        vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
+    _emitted(st, _split_at_s(entry, in_s, vertex, 0 if positive else 1,
+                             st.triangles + 3 * st.n_triangles), a, positive, material)
     return True

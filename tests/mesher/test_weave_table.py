@@ -1,8 +1,12 @@
 """The table weaver (``weave_table.pyx``) checked against its own
-independent enumeration of the 3 x 3 window's shapes, entry by entry, then
-end to end: every shape of the window as a face of a plate, with studs
-above and below putting points of S on its sides, through ``meshcheck``.
+independent enumeration of the 4 x 4 window's shapes, entry by entry: the
+straight points of every shape, and the triangles of every shape with none
+and with all of them in S, then of random subsets.  Then end to end: random
+shapes of the window as faces of plates, with studs above and below
+putting points of S on their sides, through ``meshcheck``.
 """
+import functools
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
@@ -11,7 +15,7 @@ import meshcheck as mc
 import reticulate_core as rc
 from reticulate_core.weave_table import table_straight_points, table_triangles
 
-WINDOW = 3
+WINDOW = 4
 STEPS = {(1, 0), (0, 1), (-1, 0), (0, -1)}
 
 
@@ -51,6 +55,7 @@ def boundary_cycle(cells):
     return cycle if len(cycle) == len(edges) else None
 
 
+@functools.lru_cache(maxsize=1)
 def simple_shapes():
     """{shape: boundary cycle} of every shape with its lowest row and column
     at the window's, at least two cells, 4-connected, simple boundary."""
@@ -73,87 +78,109 @@ def straight_points(cycle):
 
 def test_the_table_holds_exactly_the_simple_shapes_of_the_window():
     shapes = simple_shapes()
-    assert 100 < len(shapes) < 512
+    assert 5000 < len(shapes) < 1 << 16
     for shape in range(1 << (WINDOW * WINDOW)):
         points = table_straight_points(shape)
         if shape not in shapes:
-            assert points is None, f"shape {shape:09b} is not simple but has a table entry"
+            assert points is None, f"shape {shape:016b} is not simple but has a table entry"
             continue
-        assert points is not None, f"simple shape {shape:09b} has no table entry"
-        assert sorted(points) == sorted(straight_points(shapes[shape])), f"straight points of {shape:09b}"
-    assert table_straight_points(-1) is None and table_straight_points(512) is None
+        assert points is not None, f"simple shape {shape:016b} has no table entry"
+        assert sorted(points) == sorted(straight_points(shapes[shape])), f"straight points of {shape:016b}"
+    assert table_straight_points(-1) is None and table_straight_points(1 << 16) is None
 
 
-def sample_points(per_cell=8):
+def sample_points(per_cell=4):
     """Points of the window, each inside one cell, shifted by 1/997 and
     1/1009 so that no line through two lattice points of the window meets
     one: a point is inside or outside every triangle, never on its side."""
     ticks = (np.arange(WINDOW * per_cell) + 0.5) / per_cell
     u, v = np.meshgrid(ticks + 1 / 997, ticks + 1 / 1009, indexing="ij")
-    return u.ravel(), v.ravel()
+    return np.stack([u.ravel(), v.ravel()], axis=1)
 
 
-def covered_times(triangles, u, v):
-    times = np.zeros(u.shape, int)
-    for a, b, c in triangles:
-        inside = np.ones(u.shape, bool)
-        for p, q in ((a, b), (b, c), (c, a)):
-            inside &= (q[0] - p[0]) * (v - p[1]) - (q[1] - p[1]) * (u - p[0]) > 0
-        times += inside
-    return times
+SAMPLES = sample_points()
 
 
-def on_closed_triangle(point, triangle):
-    a, b, c = triangle
-    return all((q[0] - p[0]) * (point[1] - p[1]) - (q[1] - p[1]) * (point[0] - p[0]) >= 0
-               for p, q in ((a, b), (b, c), (c, a)))
+def covered_times(triangles):
+    """How many of the triangles (strictly counter-clockwise) hold each sample point."""
+    t = np.asarray(triangles, dtype=float)                   # (T, 3, 2)
+    p, q = t, np.roll(t, -1, axis=1)                         # the edges p -> q
+    side = ((q[..., 0] - p[..., 0])[..., None] * (SAMPLES[:, 1] - p[..., 1][..., None])
+            - (q[..., 1] - p[..., 1])[..., None] * (SAMPLES[:, 0] - p[..., 0][..., None]))
+    return (side > 0).all(axis=1).sum(axis=0)
 
 
-def test_every_table_triangulation_is_exact_and_minimal():
-    u, v = sample_points()
-    for shape, cycle in simple_shapes().items():
-        cells = shape_cells(shape)
-        inside = np.array([(int(x), int(y)) in cells for x, y in zip(u, v)])
-        straight = table_straight_points(shape)
-        turns = set(cycle) - set(straight)
-        for mask in range(1 << len(straight)):
-            nodes = turns | {straight[j] for j in range(len(straight)) if (mask >> j) & 1}
-            triangles = table_triangles(shape, mask)
-            what = f"shape {shape:09b}, straight points in S {mask:b}"
-            assert triangles is not None, f"no triangles for {what}"
-            assert len(triangles) == len(nodes) - 2, f"not n - 2 triangles for {what}"
-            assert {p for t in triangles for p in t} == nodes, f"vertices other than the nodes for {what}"
-            for t in triangles:
-                assert all(not on_closed_triangle(p, t) for p in nodes - set(t)), f"a node on {t} for {what}"
-            assert np.array_equal(covered_times(triangles, u, v), inside.astype(int)), f"cover of {what}"
-    assert table_triangles(0b11, 1 << 8) is None and table_triangles(0b1000, 0) is None
+def check_triangulation(shape, mask):
+    """The table's triangles for a shape with the straight points of mask in
+    S: n - 2 for the n nodes (turns and those points), no vertex but the
+    nodes, no node on a triangle but at its corners, every cell covered once."""
+    cycle = simple_shapes()[shape]
+    straight = table_straight_points(shape)
+    turns = set(cycle) - set(straight)
+    nodes = turns | {straight[j] for j in range(len(straight)) if (mask >> j) & 1}
+    triangles = table_triangles(shape, mask)
+    what = f"shape {shape:016b}, straight points in S {mask:b}"
+    assert triangles is not None, f"no triangles for {what}"
+    assert len(triangles) == len(nodes) - 2, f"not n - 2 triangles for {what}"
+    assert {p for t in triangles for p in t} == nodes, f"vertices other than the nodes for {what}"
+    corners = np.asarray(triangles)
+    for point in nodes:
+        p, q = corners, np.roll(corners, -1, axis=1)
+        side = (q[..., 0] - p[..., 0]) * (point[1] - p[..., 1]) - (q[..., 1] - p[..., 1]) * (point[0] - p[..., 0])
+        on_closed = (side >= 0).all(axis=1) & ~(corners == point).all(axis=2).any(axis=1)
+        assert not on_closed.any(), f"node {point} on a triangle for {what}"
+    cells = shape_cells(shape)
+    inside = np.array([(int(x), int(y)) in cells for x, y in SAMPLES])
+    assert np.array_equal(covered_times(triangles), inside.astype(int)), f"cover of {what}"
+
+
+def test_every_shape_weaves_with_no_and_with_all_straight_points_in_s():
+    for shape in simple_shapes():
+        check_triangulation(shape, 0)
+        check_triangulation(shape, (1 << len(table_straight_points(shape))) - 1)
+    assert table_triangles(0b11, 1 << 2) is None and table_triangles(0b100, 0) is None
+
+
+@settings(max_examples=examples(2000), deadline=None)
+@given(st.data())
+def test_any_straight_points_in_s_weave_exactly_and_minimally(data):
+    shapes = sorted(simple_shapes())
+    shape = shapes[data.draw(st.integers(0, len(shapes) - 1))]
+    mask = data.draw(st.integers(0, (1 << len(table_straight_points(shape))) - 1))
+    check_triangulation(shape, mask)
+
+
+SLOT = WINDOW + 1       # shapes one cell apart on a plate
+SLOTS = 32 // SLOT      # per plate side
 
 
 @st.composite
-def plates_of_every_window_shape(draw):
-    """All 512 shapes of a 3 x 3 window in one chunk: 64 per plate one
-    voxel thick (shapes 4 cells apart), 8 plates 4 layers apart, random
-    studs on the layers between them putting points of S on the shapes'
-    sides; on any axis, shifted so that shapes touch the chunk's low or its
-    high border."""
-    shift = draw(st.integers(0, 1))
+def plates_of_window_shapes(draw):
+    """Random shapes of the 4 x 4 window in one chunk, most of them simple:
+    36 per plate one voxel thick, 8 plates 4 layers apart, random studs on
+    the layers between them putting points of S on the shapes' sides; on
+    any axis, shifted so that shapes touch the chunk's low or its high
+    border."""
+    shift = draw(st.sampled_from([0, 32 - SLOT * (SLOTS - 1) - WINDOW]))
     n_materials = draw(st.sampled_from([1, 3]))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    simple = np.array(sorted(simple_shapes()))
     grid = np.zeros((32, 32, 32), np.uint16)
-    for shape in range(512):
-        plate, slot = divmod(shape, 64)
-        x, y, z = 4 * plate + 1 + shift, 4 * (slot % 8) + shift, 4 * (slot // 8) + shift
-        for du, dv in shape_cells(shape):
-            grid[x, y + du, z + dv] = 1 + shape % n_materials
+    for plate in range(8):
+        for slot in range(SLOTS * SLOTS):
+            shape = int(rng.choice(simple)) if rng.random() < 0.8 else int(rng.integers(1, 1 << 16))
+            y, z = SLOT * (slot % SLOTS) + shift, SLOT * (slot // SLOTS) + shift
+            for du, dv in shape_cells(shape):
+                grid[4 * plate + 1 + shift % 2, y + du, z + dv] = 1 + shape % n_materials
     studs = np.zeros(grid.shape, bool)
-    studs[shift::2] = rng.random((16, 32, 32)) < draw(st.floats(0.0, 0.5))
+    studs[shift % 2::2] = rng.random((16, 32, 32)) < draw(st.floats(0.0, 0.5))
     grid[studs] = rng.integers(1, n_materials + 1, int(studs.sum()))
     return np.ascontiguousarray(np.moveaxis(grid, 0, draw(st.integers(0, 2)))), n_materials
 
 
-@settings(max_examples=examples(40), deadline=None)
-@given(plates_of_every_window_shape())
-def test_every_window_shape_meshes_exactly_minimally_and_watertight(example):
+@settings(max_examples=examples(60), deadline=None)
+@given(plates_of_window_shapes())
+def test_window_shapes_mesh_exactly_minimally_and_watertight(example):
     grid, n_materials = example
     mesh = rc.mesh_chunk(grid)
     mc.check_mesh(grid, mesh, minimal=True, max_excess=0.02 if n_materials > 1 else 0.0)
