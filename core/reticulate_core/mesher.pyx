@@ -662,15 +662,16 @@ cdef void _scan_layer(State* st, int a, int L) noexcept nogil:
     voxels below (slab L - 1) and above (slab L), one solid and one empty."""
     cdef const uint32_t* solid_below = st.solid[a][L]
     cdef const uint32_t* solid_above = st.solid[a][L + 1]
+    cdef const uint16_t* above = _slab(st, a, L)
     cdef const uint16_t* voxel
     cdef uint32_t faces, seeds
     cdef int v, u, started
-    cdef int su = PAD_STRIDE[a][1], sv = PAD_STRIDE[a][2]
+    cdef int su = PAD_STRIDE[a][1], sv = PAD_STRIDE[a][2], down = PAD_STRIDE[a][0]
     cdef uint32_t any_face = 0
     for v in range(32):
         any_face |= solid_below[v] ^ solid_above[v]
     if any_face == 0:
-        return
+        return                  # a layer with no faces, in one vector pass
     for v in range(32):
         faces = solid_below[v] ^ solid_above[v]
         if faces == 0:
@@ -679,11 +680,11 @@ cdef void _scan_layer(State* st, int a, int L) noexcept nogil:
         started = 0
         while seeds:
             u = ret_ctz32(seeds)
-            voxel = _slab(st, a, L) + u * su + v * sv
+            voxel = above + u * su + v * sv
             if (solid_above[v] >> u) & 1:
                 _new_region(st, a, L, u, v, False, voxel[0])
             else:
-                _new_region(st, a, L, u, v, True, voxel[-PAD_STRIDE[a][0]])
+                _new_region(st, a, L, u, v, True, voxel[-down])
             started += 1
             seeds &= ~st.claims[a][L][v]
         if st.metrics:
