@@ -226,6 +226,21 @@ cdef inline void _put(int32_t* out, const int* vertex, int flip, int p, int q, i
     out[2 - flip] = vertex[r]
 
 
+cdef inline int _fan_along(int32_t* out, int t, const int* vertex, int flip, const uint8_t* straight,
+                           int apex, int* previous, uint32_t points) noexcept nogil:
+    """Triangles (apex, previous, p) as t, t + 1, ... of out for the straight
+    points p of points (bits, in order along an edge), previous moving on
+    from previous[0] to each p in turn.  Returns the next free t."""
+    cdef int j
+    while points:
+        j = ret_ctz32(points)
+        points &= points - 1
+        _put(out + 3 * t, vertex, flip, apex, previous[0], straight[j])
+        previous[0] = straight[j]
+        t += 1
+    return t
+
+
 cdef inline int _fan(int32_t* out, int t, const int* vertex, int flip, const uint8_t* straight,
                      int x, int y, int z, uint32_t xy, uint32_t yz) noexcept nogil:
     """Triangle (x, y, z), counter-clockwise, split at the straight points
@@ -234,21 +249,9 @@ cdef inline int _fan(int32_t* out, int t, const int* vertex, int flip, const uin
     x - y up to its last point w in S (w = x if none), then from w over
     y - z.  No corner is on the line of the edge it fans over, so none is
     degenerate.  Returns the next free t."""
-    cdef int j, previous = x, w
-    while xy:
-        j = ret_ctz32(xy)
-        xy &= xy - 1
-        _put(out + 3 * t, vertex, flip, z, previous, straight[j])
-        previous = straight[j]
-        t += 1
-    w = previous
-    previous = y
-    while yz:
-        j = ret_ctz32(yz)
-        yz &= yz - 1
-        _put(out + 3 * t, vertex, flip, w, previous, straight[j])
-        previous = straight[j]
-        t += 1
+    cdef int w = x, previous = y
+    t = _fan_along(out, t, vertex, flip, straight, z, &w, xy)
+    t = _fan_along(out, t, vertex, flip, straight, w, &previous, yz)
     _put(out + 3 * t, vertex, flip, w, previous, z)
     return t + 1
 
