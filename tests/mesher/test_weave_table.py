@@ -101,13 +101,18 @@ def sample_points(per_cell=4):
 SAMPLES = sample_points()
 
 
+def edge_sides(triangles, points):
+    """(T, 3, P): cross(q - p, point - p) for each edge p -> q of each
+    triangle and each point; > 0 where the point is left of the edge."""
+    t = np.asarray(triangles, dtype=float)[..., None, :]         # (T, 3, 1, 2)
+    d = np.roll(t, -1, axis=1) - t                               # the edges p -> q
+    r = np.asarray(points, dtype=float) - t                      # (T, 3, P, 2)
+    return d[..., 0] * r[..., 1] - d[..., 1] * r[..., 0]
+
+
 def covered_times(triangles):
     """How many of the triangles (strictly counter-clockwise) hold each sample point."""
-    t = np.asarray(triangles, dtype=float)                   # (T, 3, 2)
-    p, q = t, np.roll(t, -1, axis=1)                         # the edges p -> q
-    side = ((q[..., 0] - p[..., 0])[..., None] * (SAMPLES[:, 1] - p[..., 1][..., None])
-            - (q[..., 1] - p[..., 1])[..., None] * (SAMPLES[:, 0] - p[..., 0][..., None]))
-    return (side > 0).all(axis=1).sum(axis=0)
+    return (edge_sides(triangles, SAMPLES) > 0).all(axis=1).sum(axis=0)
 
 
 def check_triangulation(shape, mask):
@@ -123,12 +128,11 @@ def check_triangulation(shape, mask):
     assert triangles is not None, f"no triangles for {what}"
     assert len(triangles) == len(nodes) - 2, f"not n - 2 triangles for {what}"
     assert {p for t in triangles for p in t} == nodes, f"vertices other than the nodes for {what}"
-    corners = np.asarray(triangles)
-    for point in nodes:
-        p, q = corners, np.roll(corners, -1, axis=1)
-        side = (q[..., 0] - p[..., 0]) * (point[1] - p[..., 1]) - (q[..., 1] - p[..., 1]) * (point[0] - p[..., 0])
-        on_closed = (side >= 0).all(axis=1) & ~(corners == point).all(axis=2).any(axis=1)
-        assert not on_closed.any(), f"node {point} on a triangle for {what}"
+    nodes_list = sorted(nodes)
+    on_closed = (edge_sides(triangles, nodes_list) >= 0).all(axis=1)           # (T, nodes)
+    is_corner = (np.asarray(triangles)[:, :, None, :] == np.asarray(nodes_list)).all(axis=3).any(axis=1)
+    bad = np.argwhere(on_closed & ~is_corner)
+    assert len(bad) == 0, f"node {nodes_list[bad[0][1]]} on triangle {triangles[bad[0][0]]} for {what}"
     cells = shape_cells(shape)
     inside = np.array([(int(x), int(y)) in cells for x, y in SAMPLES])
     assert np.array_equal(covered_times(triangles), inside.astype(int)), f"cover of {what}"
