@@ -121,6 +121,11 @@ cdef inline int _weld(State* st, int u, int v) noexcept nogil:
     return idx
 
 
+cdef inline uint8_t _face(int a, int positive) noexcept nogil:
+    """The face code of a triangle: 2 * axis, + 1 when it faces +axis."""
+    return 2 * a + (1 if positive else 0)
+
+
 cdef inline void _emit(State* st, int a, int positive, uint16_t material,
                 int i0, int i1, int i2) noexcept nogil:
     """One triangle of welded vertices, counter-clockwise in (u, v); flipped for negative faces."""
@@ -133,7 +138,7 @@ cdef inline void _emit(State* st, int a, int positive, uint16_t material,
         st.triangles[3 * t + 1] = i2
         st.triangles[3 * t + 2] = i1
     st.materials[t] = material
-    st.faces[t] = 2 * a + (1 if positive else 0)
+    st.faces[t] = _face(a, positive)
     st.n_triangles += 1
 
 
@@ -143,7 +148,7 @@ cdef inline void _emitted(State* st, int n, int a, int positive, uint16_t materi
     cdef int t
     cdef uint16_t* materials = st.materials + st.n_triangles
     cdef uint8_t* faces = st.faces + st.n_triangles
-    cdef uint8_t face = 2 * a + (1 if positive else 0)
+    cdef uint8_t face = _face(a, positive)
     for t in range(n):
         materials[t] = material
         faces[t] = face
