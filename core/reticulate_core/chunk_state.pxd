@@ -104,7 +104,6 @@ cdef struct State:
     # copies of the pad, built slab by slab; the walls of each voxel slab
     # -1..32 (index + 1) as in halo_wu / halo_wv, row by row as needed
     bint walks                   # mesh dense input by the double walk over its octree, not the layer scan
-    bint layer_scan              # the current chunk is meshed by the layer scan
     uint32_t solid[3][34][32]    # [a][slab + 1][v] bit u: voxel (slab, u, v) solid
     bint one_material            # one material in the chunk and its face halo: links need no walls
     uint16_t frame_voxels[2][PPP]

@@ -30,10 +30,12 @@ Dense input takes the layer scan instead of steps 1 and 2 (the seed: the
 tree walk is "an optimized alternative to querying the tree for materials
 during a layer-by-layer Parity scan"; with the voxels at hand, querying is
 a row compare).  Per axis and layer, solid masks of the two voxel slabs
-(``voxel_rows.pxd``) give the face cells, 32 per row; every unclaimed one is
-filled, woven and claimed as above, with the links of its layer computed
-from voxel rows (Parity of the layer, walls of the two slabs) the first
-time a region needs them.  The regions, hence the triangles, are the same.
+(``voxel_rows.pxd``) give the face cells, 32 per row, and the links of a
+layer with faces come from voxel rows (Parity of the layer, walls of the
+two slabs).  A row's lone cells (face cells linked to no neighbour) are
+woven at once, a mask at a time, with no branch per cell on being lone;
+every other unclaimed face cell is filled, woven and claimed as above.
+The regions, hence the triangles, are the same.
 
 Any triangulation of a region whose vertices are exactly its boundary
 points in S, with no extra vertex, has B - 2*chi triangles (DESIGN.md,
@@ -287,10 +289,25 @@ cdef inline void _region(State* st, int a, int L, int u, int v, int positive, ui
     _new_region(st, a, L, u, v, positive, material)
 
 
+cdef inline uint32_t _linked(State* st, int a, int L, int v) noexcept nogil:
+    """Cells of row v of layer L linked to a neighbour (the links are ready):
+    the others, if faces, are lone cells, regions of one cell."""
+    return (st.hlink[a][L][v] | (st.hlink[a][L][v] << 1) | st.vlink[a][L][v]
+            | (st.vlink[a][L][v - 1] if v > 0 else 0))
+
+
+cdef inline void _lone_cell(State* st, int a, int u, int v, int positive, uint16_t material) noexcept nogil:
+    """Weave a lone cell of the current layer (set_frame): its four corners
+    are turns, and nothing else, so two triangles."""
+    cdef int i0 = _weld(st, u, v), i1 = _weld(st, u + 1, v)
+    cdef int i2 = _weld(st, u + 1, v + 1), i3 = _weld(st, u, v + 1)
+    _emit(st, a, positive, material, i0, i1, i2)
+    _emit(st, a, positive, material, i0, i2, i3)
+
+
 cdef inline void _new_region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
-    """Fill-weave-claim from an unclaimed seed cell; a lone cell (linked to
-    none) right here, any other region by _fill_weave_claim."""
-    cdef int i0, i1, i2, i3
+    """Fill-weave-claim from an unclaimed seed cell of the double walk; a
+    lone cell right here, any other region by _fill_weave_claim."""
     cdef uint32_t bit = (<uint32_t>1) << u
     if st.metrics:
         st.seeds += 1
@@ -300,21 +317,11 @@ cdef inline void _new_region(State* st, int a, int L, int u, int v, int positive
         st.claims[a][L][v] |= bit
         return
     if not st.links_ready[a][L]:
-        if st.layer_scan:
-            _row_links(st, a, L)
-        else:
-            _layer_links(st, a, L)
+        _layer_links(st, a, L)
     if st.frame_a != a or st.frame_L != L:
         set_frame(st, a, L)
-    if (((st.hlink[a][L][v] << 1) | st.hlink[a][L][v]
-            | st.vlink[a][L][v] | (st.vlink[a][L][v - 1] if v > 0 else 0)) & bit) == 0:
-        # a single cell: its four corners are turns, and nothing else
-        i0 = _weld(st, u, v)
-        i1 = _weld(st, u + 1, v)
-        i2 = _weld(st, u + 1, v + 1)
-        i3 = _weld(st, u, v + 1)
-        _emit(st, a, positive, material, i0, i1, i2)
-        _emit(st, a, positive, material, i0, i2, i3)
+    if (_linked(st, a, L, v) & bit) == 0:
+        _lone_cell(st, a, u, v, positive, material)
         st.claims[a][L][v] |= bit
         return
     _fill_weave_claim(st, a, L, u, v, positive, material)
@@ -630,7 +637,6 @@ cdef void _start_chunk(State* st, bint layer_scan) noexcept nogil:
     """Clear the per-chunk state: no Parity, claims, links or output yet."""
     memset(st.claims, 0, sizeof(st.claims))
     memset(st.links_ready, 0, sizeof(st.links_ready))
-    st.layer_scan = layer_scan
     if layer_scan:
         memset(st.slab_wall_rows, 0, sizeof(st.slab_wall_rows))
     else:
@@ -657,14 +663,28 @@ cdef void _finish_chunk(State* st) noexcept nogil:
         st.weld[st.weld_key[e]] = 0
 
 
+cdef inline void _lone_cells(State* st, int a, int v, uint32_t cells, int positive,
+                             const uint16_t* voxels, int su) noexcept nogil:
+    """Weave the lone cells ``cells`` (bits u) of row v of the current
+    layer, faces of the voxels voxels[u * su]."""
+    cdef int u
+    while cells:
+        u = ret_ctz32(cells)
+        cells &= cells - 1
+        _lone_cell(st, a, u, v, positive, voxels[u * su])
+
+
 cdef void _scan_layer(State* st, int a, int L) noexcept nogil:
     """Seed every unclaimed face cell of layer L of axis a, row by row: the
-    voxels below (slab L - 1) and above (slab L), one solid and one empty."""
+    voxels below (slab L - 1) and above (slab L), one solid and one empty.
+    A row's lone cells (linked to no neighbour) are woven first, negative
+    faces then positive, with no claim (no other region can reach them),
+    then its other unclaimed cells are filled, woven and claimed."""
     cdef const uint32_t* solid_below = st.solid[a][L]
     cdef const uint32_t* solid_above = st.solid[a][L + 1]
     cdef const uint16_t* above = _slab(st, a, L)
-    cdef const uint16_t* voxel
-    cdef uint32_t faces, seeds
+    cdef const uint16_t* row_above
+    cdef uint32_t faces, linked, lone, seeds
     cdef int v, u, started
     cdef int su = PAD_STRIDE[a][1], sv = PAD_STRIDE[a][2], down = PAD_STRIDE[a][0]
     cdef uint32_t any_face = 0
@@ -672,24 +692,39 @@ cdef void _scan_layer(State* st, int a, int L) noexcept nogil:
         any_face |= solid_below[v] ^ solid_above[v]
     if any_face == 0:
         return                  # a layer with no faces, in one vector pass
+    if not st.links_ready[a][L]:
+        _row_links(st, a, L)
+    set_frame(st, a, L)
     for v in range(32):
         faces = solid_below[v] ^ solid_above[v]
         if faces == 0:
             continue
-        seeds = faces & ~st.claims[a][L][v]
+        if st.n_triangles > MAX_TRIANGLES:
+            st.error = ERR_OUTPUT   # never: see MAX_TRIANGLES; keeps the buffers safe
+            return
+        row_above = above + v * sv
+        linked = _linked(st, a, L, v)
+        lone = faces & ~linked
+        if lone:
+            _lone_cells(st, a, v, lone & solid_above[v], False, row_above, su)
+            _lone_cells(st, a, v, lone & ~solid_above[v], True, row_above - down, su)
+        seeds = faces & linked & ~st.claims[a][L][v]
         started = 0
         while seeds:
+            if st.n_triangles > MAX_TRIANGLES:
+                st.error = ERR_OUTPUT
+                return
             u = ret_ctz32(seeds)
-            voxel = above + u * su + v * sv
             if (solid_above[v] >> u) & 1:
-                _new_region(st, a, L, u, v, False, voxel[0])
+                _fill_weave_claim(st, a, L, u, v, False, row_above[u * su])
             else:
-                _new_region(st, a, L, u, v, True, voxel[-down])
+                _fill_weave_claim(st, a, L, u, v, True, row_above[u * su - down])
             started += 1
             seeds &= ~st.claims[a][L][v]
         if st.metrics:
-            st.seeds += ret_popcount32(faces) - started
-            st.seeds_claimed += ret_popcount32(faces) - started
+            st.seeds += ret_popcount32(faces)
+            st.regions += ret_popcount32(lone) + started
+            st.seeds_claimed += ret_popcount32(faces & linked) - started
 
 
 cdef void _mesh_rows(State* st) noexcept nogil:
