@@ -45,9 +45,9 @@ cdef extern from *:
         return (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e0, e1))
             | ((unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e2, e3)) << 16);
     }
-    /* bit k: a[k] == m, k < 32 */
-    static inline unsigned int ret_value32(const unsigned short* a, unsigned short m) {
-        __m128i z = _mm_set1_epi16((short)m);
+    /* bit k: a[k] == 0, k < 32 */
+    static inline unsigned int ret_zero32(const unsigned short* a) {
+        __m128i z = _mm_setzero_si128();
         __m128i e0 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)a), z);
         __m128i e1 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)(a + 8)), z);
         __m128i e2 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)(a + 16)), z);
@@ -55,7 +55,21 @@ cdef extern from *:
         return (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e0, e1))
             | ((unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e2, e3)) << 16);
     }
-    static inline unsigned int ret_zero32(const unsigned short* a) { return ret_value32(a, 0); }
+    /* solid voxels other than a material, gathered lane-wise over many rows */
+    typedef struct { __m128i lanes; } ret_others;
+    static inline void ret_others_clear(ret_others* o) { o->lanes = _mm_setzero_si128(); }
+    /* add the voxels a[k], k < 32, that are neither 0 nor m */
+    static inline void ret_others_add(ret_others* o, const unsigned short* a, unsigned short m) {
+        __m128i z = _mm_setzero_si128(), mm = _mm_set1_epi16((short)m), acc = o->lanes;
+        for (int k = 0; k < 32; k += 8) {
+            __m128i v = _mm_loadu_si128((const __m128i*)(a + k));
+            acc = _mm_or_si128(acc, _mm_andnot_si128(_mm_cmpeq_epi16(v, z), _mm_xor_si128(v, mm)));
+        }
+        o->lanes = acc;
+    }
+    static inline int ret_others_any(const ret_others* o) {
+        return _mm_movemask_epi8(_mm_cmpeq_epi8(o->lanes, _mm_setzero_si128())) != 0xFFFF;
+    }
     /* dst[c * ds + r] = src[r * rs + c] for an 8 x 8 block */
     static inline void ret_transpose8(const unsigned short* src, int rs, unsigned short* dst, int ds) {
         __m128i r0 = _mm_loadu_si128((const __m128i*)(src));
@@ -89,12 +103,17 @@ cdef extern from *:
         for (int k = 0; k < 32; k++) m |= (unsigned int)(a[k] == b[k]) << k;
         return m;
     }
-    static inline unsigned int ret_value32(const unsigned short* a, unsigned short m) {
+    static inline unsigned int ret_zero32(const unsigned short* a) {
         unsigned int bits = 0;
-        for (int k = 0; k < 32; k++) bits |= (unsigned int)(a[k] == m) << k;
+        for (int k = 0; k < 32; k++) bits |= (unsigned int)(a[k] == 0) << k;
         return bits;
     }
-    static inline unsigned int ret_zero32(const unsigned short* a) { return ret_value32(a, 0); }
+    typedef struct { unsigned int any; } ret_others;
+    static inline void ret_others_clear(ret_others* o) { o->any = 0; }
+    static inline void ret_others_add(ret_others* o, const unsigned short* a, unsigned short m) {
+        for (int k = 0; k < 32; k++) o->any |= a[k] != 0 && a[k] != m;
+    }
+    static inline int ret_others_any(const ret_others* o) { return o->any != 0; }
     static inline void ret_transpose8(const unsigned short* src, int rs, unsigned short* dst, int ds) {
         for (int r = 0; r < 8; r++)
             for (int c = 0; c < 8; c++) dst[c * ds + r] = src[r * rs + c];
@@ -103,7 +122,11 @@ cdef extern from *:
     """
     uint32_t ret_equal32(const uint16_t* a, const uint16_t* b) noexcept nogil
     uint32_t ret_zero32(const uint16_t* a) noexcept nogil
-    uint32_t ret_value32(const uint16_t* a, uint16_t m) noexcept nogil
+    ctypedef struct ret_others:     # solid voxels other than a material, over many rows
+        pass
+    void ret_others_clear(ret_others* o) noexcept nogil
+    void ret_others_add(ret_others* o, const uint16_t* a, uint16_t m) noexcept nogil     # a[k], k < 32
+    bint ret_others_any(const ret_others* o) noexcept nogil
     void ret_transpose8(const uint16_t* src, int rs, uint16_t* dst, int ds) noexcept nogil
     void ret_transpose32(const uint32_t* src, uint32_t* dst) noexcept nogil
 
@@ -185,33 +208,37 @@ cdef inline void solid_masks(State* st) noexcept nogil:
     is solid, for slabs -1..32: rows along z of the pad, transposed as bit
     matrices for frames 0 and 2.  Also st.one_material: the solid voxels of
     the chunk and of its six face slabs of halo have one material."""
-    cdef uint32_t along_z[P][P]        # [x + 1][y + 1] bit z: pad voxel (x, y, z) is solid
+    cdef uint32_t along_z[P][P]        # [x][y] bit z: pad voxel (x, y, z + 1) is solid
+    cdef uint32_t along_z_t[P][P]      # the same, [y][x]
     cdef uint32_t column[32]
-    cdef uint32_t lower, upper, solid, other = 0
+    cdef uint32_t lower, upper, solid
     cdef uint16_t material = 0
+    cdef ret_others others
     cdef const uint16_t* row
     cdef int x, y, z
+    ret_others_clear(&others)
     for x in range(P):
         for y in range(P):
             row = st.pad + x * PP + y * P + 1
-            solid = solid32(row)
-            if solid and material == 0:
-                material = row[ret_ctz32(solid)]
-            other |= solid & ~ret_value32(row, material)
+            if st.halo_empty and (x == 0 or x == P - 1 or y == 0 or y == P - 1):
+                solid = 0
+            else:
+                solid = solid32(row)
+                if solid and material == 0:
+                    material = row[ret_ctz32(solid)]
+                ret_others_add(&others, row, material)
             along_z[x][y] = solid
-    st.one_material = other == 0
+            along_z_t[y][x] = solid
+            if 1 <= x <= 32:
+                # frame 1 (y; z, x): slab y, row x, bit z
+                st.solid[1][y][x - 1] = solid
+    st.one_material = not ret_others_any(&others)
     for x in range(P):
         # frame 0 (x; y, z): slab x, row z, bit y
         ret_transpose32(&along_z[x][1], st.solid[0][x])
-    for y in range(P):
-        # frame 1 (y; z, x): slab y, row x, bit z
-        for x in range(32):
-            st.solid[1][y][x] = along_z[x + 1][y]
     for y in range(32):
         # frame 2 (z; x, y): slab z, row y, bit x; slabs -1 and 32 are the z halo
-        for x in range(32):
-            column[x] = along_z[x + 1][y + 1]
-        ret_transpose32(column, column)
+        ret_transpose32(&along_z_t[y + 1][1], column)
         for z in range(32):
             st.solid[2][z + 1][y] = column[z]
         lower = upper = 0
