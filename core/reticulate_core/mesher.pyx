@@ -59,7 +59,7 @@ from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, compact_from_dense_c, compact_walk_bricks_c,
     CompactOctree)
-from reticulate_core.vertices cimport _emit, _weld
+from reticulate_core.vertices cimport _emit, _straight_in_s, _weld
 from reticulate_core.voxel_rows cimport differ32, ensure_slab_rows, solid_masks, start_rows, voxel_row
 from reticulate_core.trace cimport trace_region
 from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_strip
@@ -327,11 +327,96 @@ cdef inline void _new_region(State* st, int a, int L, int u, int v, int positive
     _fill_weave_claim(st, a, L, u, v, positive, material)
 
 
+cdef inline int _cell_links(State* st, int a, int L, int u, int v) noexcept nogil:
+    """Number of the links of cell (u, v) of layer L (0..4; the links are ready)."""
+    cdef const uint32_t* hl = st.hlink[a][L]
+    cdef const uint32_t* vl = st.vlink[a][L]
+    return <int>(((hl[v] >> u) & 1) + (((hl[v] << 1) >> u) & 1) + ((vl[v] >> u) & 1)
+                 + (((vl[v - 1] >> u) & 1) if v > 0 else 0))
+
+
+cdef inline void _domino_triangle(State* st, int a, int positive, uint16_t material, const int* node,
+                                  int i, int j, int k) noexcept nogil:
+    _emit(st, a, positive, material, node[i], node[j], node[k])
+
+
+cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
+    """Weave and claim the region of seed cell (u, v) when it is two cells,
+    linked to each other and to nothing else; else False, nothing done.
+
+    Counter-clockwise from the end of a short side, its boundary is p0, p1,
+    p2 along a long side, p3, p4, p5 along the other (p0 p2 p3 p5 the
+    turns, p1 and p4 the sides' midpoints, nodes when in S): n nodes, n - 2
+    triangles, none degenerate and no lattice point inside a diagonal."""
+    cdef int pu, pv, u0, v0, k
+    cdef int at_u[6]
+    cdef int at_v[6]
+    cdef int node[6]
+    cdef bint mid_a, mid_b
+    if _cell_links(st, a, L, u, v) != 1:
+        return False
+    if (st.hlink[a][L][v] >> u) & 1:
+        pu, pv = u + 1, v
+    elif u > 0 and (st.hlink[a][L][v] >> (u - 1)) & 1:
+        pu, pv = u - 1, v
+    elif (st.vlink[a][L][v] >> u) & 1:
+        pu, pv = u, v + 1
+    else:
+        pu, pv = u, v - 1
+    if _cell_links(st, a, L, pu, pv) != 1:
+        return False
+    u0 = min(u, pu)
+    v0 = min(v, pv)
+    if pv == v:
+        # cells u0, u0 + 1 of row v0: the long sides are row lines v0 and v0 + 1
+        for k in range(3):
+            at_u[k] = u0 + k
+            at_v[k] = v0
+            at_u[3 + k] = u0 + 2 - k
+            at_v[3 + k] = v0 + 1
+        mid_a = _straight_in_s(st, u0 + 1, v0, 0)
+        mid_b = _straight_in_s(st, u0 + 1, v0 + 1, 2)
+        st.claims[a][L][v0] |= (<uint32_t>3) << u0
+    else:
+        # rows v0, v0 + 1 of column u0: the long sides are column lines u0 + 1 and u0
+        for k in range(3):
+            at_u[k] = u0 + 1
+            at_v[k] = v0 + k
+            at_u[3 + k] = u0
+            at_v[3 + k] = v0 + 2 - k
+        mid_a = _straight_in_s(st, u0 + 1, v0 + 1, 1)
+        mid_b = _straight_in_s(st, u0, v0 + 1, 3)
+        st.claims[a][L][v0] |= (<uint32_t>1) << u0
+        st.claims[a][L][v0 + 1] |= (<uint32_t>1) << u0
+    for k in range(6):
+        if (k != 1 or mid_a) and (k != 4 or mid_b):
+            node[k] = _weld(st, at_u[k], at_v[k])
+    if mid_a and mid_b:
+        _domino_triangle(st, a, positive, material, node, 0, 1, 4)
+        _domino_triangle(st, a, positive, material, node, 0, 4, 5)
+        _domino_triangle(st, a, positive, material, node, 1, 2, 3)
+        _domino_triangle(st, a, positive, material, node, 1, 3, 4)
+    elif mid_a:
+        _domino_triangle(st, a, positive, material, node, 0, 1, 5)
+        _domino_triangle(st, a, positive, material, node, 1, 2, 3)
+        _domino_triangle(st, a, positive, material, node, 1, 3, 5)
+    elif mid_b:
+        _domino_triangle(st, a, positive, material, node, 0, 2, 4)
+        _domino_triangle(st, a, positive, material, node, 2, 3, 4)
+        _domino_triangle(st, a, positive, material, node, 0, 4, 5)
+    else:
+        _domino_triangle(st, a, positive, material, node, 0, 2, 3)
+        _domino_triangle(st, a, positive, material, node, 0, 3, 5)
+    return True
+
+
 cdef void _fill_weave_claim(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
     """Fill, weave and claim the region of seed cell (u, v), which is linked
     to a neighbour (the layer's links and frame are ready).  st.region is
     all 0 before and after."""
     cdef int r, err
+    if _weave_domino(st, a, L, u, v, positive, material):
+        return
     _fill(st, a, L, u, v)
     err = ERR_NONE
     if not weave_from_table(st, a, positive, material) and not weave_strip(st, a, positive, material):
