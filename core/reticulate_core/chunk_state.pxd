@@ -105,7 +105,7 @@ cdef struct State:
     # -1..32 (index + 1) as in halo_wu / halo_wv, row by row as needed
     bint walks                   # mesh dense input by the double walk over its octree, not the layer scan
     uint32_t solid[3][34][32]    # [a][slab + 1][v] bit u: voxel (slab, u, v) solid
-    bint one_material            # one material in the chunk and its face halo: links need no walls
+    bint one_material            # one material in the chunk and its face halo: links need no walls (layer scan only)
     uint16_t frame_voxels[2][PPP]
     bint slab_rows_ready[3][34]
     const uint16_t* row_base[3]
@@ -188,6 +188,8 @@ cdef struct State:
     long seeds_claimed
     double t_gather
     double t_scan
+    # S of a point off the chunk's borders by its 2x2x2 solid voxels (vertices.pxd)
+    uint8_t solid_turns[3][256]
     # compact stream
     uint32_t nodes[MAX_COMPACT_NODES]
 

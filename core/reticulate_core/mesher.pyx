@@ -59,7 +59,7 @@ from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, compact_from_dense_c, compact_walk_bricks_c,
     CompactOctree)
-from reticulate_core.vertices cimport _emit, _straight_in_s, _weld
+from reticulate_core.vertices cimport _emit, _straight_in_s_masked, _weld, fill_solid_turns
 from reticulate_core.voxel_rows cimport differ32, ensure_slab_rows, solid_masks, start_rows, voxel_row
 from reticulate_core.trace cimport trace_region
 from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_strip
@@ -374,8 +374,8 @@ cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uin
             at_v[k] = v0
             at_u[3 + k] = u0 + 2 - k
             at_v[3 + k] = v0 + 1
-        mid_a = _straight_in_s(st, u0 + 1, v0, 0)
-        mid_b = _straight_in_s(st, u0 + 1, v0 + 1, 2)
+        mid_a = _straight_in_s_masked(st, u0 + 1, v0, 0)
+        mid_b = _straight_in_s_masked(st, u0 + 1, v0 + 1, 2)
         st.claims[a][L][v0] |= (<uint32_t>3) << u0
     else:
         # rows v0, v0 + 1 of column u0: the long sides are column lines u0 + 1 and u0
@@ -384,8 +384,8 @@ cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uin
             at_v[k] = v0 + k
             at_u[3 + k] = u0
             at_v[3 + k] = v0 + 2 - k
-        mid_a = _straight_in_s(st, u0 + 1, v0 + 1, 1)
-        mid_b = _straight_in_s(st, u0, v0 + 1, 3)
+        mid_a = _straight_in_s_masked(st, u0 + 1, v0 + 1, 1)
+        mid_b = _straight_in_s_masked(st, u0, v0 + 1, 3)
         st.claims[a][L][v0] |= (<uint32_t>1) << u0
         st.claims[a][L][v0 + 1] |= (<uint32_t>1) << u0
     for k in range(6):
@@ -722,6 +722,7 @@ cdef void _start_chunk(State* st, bint layer_scan) noexcept nogil:
     """Clear the per-chunk state: no Parity, claims, links or output yet."""
     memset(st.claims, 0, sizeof(st.claims))
     memset(st.links_ready, 0, sizeof(st.links_ready))
+    st.one_material = False     # until the layer scan's solid masks tell
     if layer_scan:
         memset(st.slab_wall_rows, 0, sizeof(st.slab_wall_rows))
     else:
@@ -1263,6 +1264,7 @@ cdef class Mesher:
         if (self.st.positions == NULL or self.st.triangles == NULL
                 or self.st.materials == NULL or self.st.faces == NULL):
             raise MemoryError("cannot allocate the mesher's output buffers")
+        fill_solid_turns(self.st)
         self.st.metrics = bool(metrics)
         self.metrics = bool(metrics)
         self.st.walks = bool(walks)

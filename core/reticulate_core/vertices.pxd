@@ -30,23 +30,12 @@ cdef inline bint _turns(uint32_t l0, uint32_t l1, uint32_t l2, uint32_t l3) noex
     return False
 
 
-cdef inline bint _is_vertex(State* st, int px, int py, int pz) noexcept nogil:
-    """Whether lattice point p belongs to S (DESIGN.md guarantee 3).
-
-    For each axis plane through p the four unit-face slots around p are
-    labelled none / (+axis, material below) / (-axis, material above);
-    labels on the two sides of a chunk border line (in-plane coordinate 0 or
-    32) are told apart.  Some region turns at p iff some label occurs once,
-    three times, or twice diagonally.  Only the 2x2x2 voxels around p (halo
-    included) are read, so neighbouring chunks agree on seam points.
-    """
-    cdef const uint16_t* b = st.pad + (px * P + py) * P + pz
-    # c<dx><dy><dz>: voxel (px - 1 + dx, py - 1 + dy, pz - 1 + dz)
-    cdef uint16_t c000 = b[0], c001 = b[1], c010 = b[P], c011 = b[P + 1]
-    cdef uint16_t c100 = b[PP], c101 = b[PP + 1], c110 = b[PP + P], c111 = b[PP + P + 1]
-    cdef uint32_t tx = 2 if (px == 0 or px == 32) else 0
-    cdef uint32_t ty = 2 if (py == 0 or py == 32) else 0
-    cdef uint32_t tz = 2 if (pz == 0 or pz == 32) else 0
+cdef inline bint _turns_around(uint16_t c000, uint16_t c001, uint16_t c010, uint16_t c011,
+                               uint16_t c100, uint16_t c101, uint16_t c110, uint16_t c111,
+                               uint32_t tx, uint32_t ty, uint32_t tz) noexcept nogil:
+    """_is_vertex of a point whose voxels c<dx><dy><dz> are given, with the
+    side tags tx, ty, tz (2 where the point is on a chunk border across x,
+    y, z, else 0)."""
     # quadrants in cyclic order over (B, C) offsets (0,0) (1,0) (1,1) (0,1);
     # the side tag of a quadrant is (B offset if B is on a border) << 1 | (C offset ...)
     # plane x (B = y, C = z)
@@ -66,6 +55,23 @@ cdef inline bint _is_vertex(State* st, int px, int py, int pz) noexcept nogil:
                   _label(c100, c101, tx),
                   _label(c110, c111, tx | (ty >> 1)),
                   _label(c010, c011, ty >> 1))
+
+
+cdef inline bint _is_vertex(State* st, int px, int py, int pz) noexcept nogil:
+    """Whether lattice point p belongs to S (DESIGN.md guarantee 3).
+
+    For each axis plane through p the four unit-face slots around p are
+    labelled none / (+axis, material below) / (-axis, material above);
+    labels on the two sides of a chunk border line (in-plane coordinate 0 or
+    32) are told apart.  Some region turns at p iff some label occurs once,
+    three times, or twice diagonally.  Only the 2x2x2 voxels around p (halo
+    included) are read, so neighbouring chunks agree on seam points.
+    """
+    cdef const uint16_t* b = st.pad + (px * P + py) * P + pz
+    # c<dx><dy><dz>: voxel (px - 1 + dx, py - 1 + dy, pz - 1 + dz)
+    return _turns_around(b[0], b[1], b[P], b[P + 1], b[PP], b[PP + 1], b[PP + P], b[PP + P + 1],
+                         2 if (px == 0 or px == 32) else 0, 2 if (py == 0 or py == 32) else 0,
+                         2 if (pz == 0 or pz == 32) else 0)
 
 
 cdef inline bint _extruded(const uint16_t* b, int sk, int s1, int s2) noexcept nogil:
@@ -101,6 +107,44 @@ cdef inline bint _straight_in_s(State* st, int pu, int pv, int d) noexcept nogil
         st.s_touched[st.n_s_touched] = key
         st.n_s_touched += 1
     return st.in_s[key] == 2
+
+
+cdef inline void fill_solid_turns(State* st) noexcept nogil:
+    """st.solid_turns[a][pattern]: _is_vertex of a point off the chunk's
+    borders, in a chunk of one material, whose 2x2x2 voxels (L - 1 + dl,
+    u - 1 + du, v - 1 + dv) in axis a's frame are solid where bit
+    4 dl + 2 dv + du of pattern is set."""
+    cdef int a, pattern, dl, du, dv, k
+    cdef int at[3]
+    cdef uint16_t c[8]          # c[4 dx + 2 dy + dz]
+    for a in range(3):
+        for pattern in range(256):
+            for k in range(8):
+                dl, dv, du = k >> 2, (k >> 1) & 1, k & 1
+                at[a] = dl
+                at[(a + 1) % 3] = du
+                at[(a + 2) % 3] = dv
+                c[4 * at[0] + 2 * at[1] + at[2]] = (pattern >> k) & 1
+            st.solid_turns[a][pattern] = _turns_around(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], 0, 0, 0)
+
+
+cdef inline bint _straight_in_s_masked(State* st, int pu, int pv, int d) noexcept nogil:
+    """_straight_in_s, from the solid masks of the layer's two slabs and
+    st.solid_turns when the point is off the chunk's borders in a chunk of
+    one material (the layer scan): no voxel compare, no cache, no branch on
+    the voxels.  For the weavers of small regions, where most straight
+    points of a rough chunk are tested.  The trace and the strips keep
+    _straight_in_s: with this path inside it, the compiler stops inlining
+    it there, which costs the terrain more than the masks save."""
+    cdef const uint32_t* below
+    cdef const uint32_t* above
+    if st.one_material and 0 < pu < 32 and 0 < pv < 32 and 0 < st.frame_L < 32:
+        below = st.solid[st.frame_a][st.frame_L]
+        above = st.solid[st.frame_a][st.frame_L + 1]
+        return st.solid_turns[st.frame_a][
+            ((below[pv - 1] >> (pu - 1)) & 3) | (((below[pv] >> (pu - 1)) & 3) << 2)
+            | (((above[pv - 1] >> (pu - 1)) & 3) << 4) | (((above[pv] >> (pu - 1)) & 3) << 6)]
+    return _straight_in_s(st, pu, pv, d)
 
 
 cdef inline int _weld(State* st, int u, int v) noexcept nogil:

@@ -21,7 +21,7 @@ guarantee 3), with no trace.
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t
 
 from reticulate_core.chunk_state cimport State, ret_ctz32, ret_step_u, ret_step_v
-from reticulate_core.vertices cimport _emitted, _straight_in_s, _weld
+from reticulate_core.vertices cimport _emitted, _straight_in_s_masked, _weld
 
 cdef enum:
     WINDOW = 4              # cells per side of the window
@@ -335,7 +335,7 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
         p = ENTRY_POINT[entry][i]
         j = ENTRY_POINT_STRAIGHT[entry][i] - 1
         if j >= 0:
-            if not _straight_in_s(st, u0 + (p & 7), v0 + (p >> 3), ENTRY_STRAIGHT_DIR[entry][j]):
+            if not _straight_in_s_masked(st, u0 + (p & 7), v0 + (p >> 3), ENTRY_STRAIGHT_DIR[entry][j]):
                 continue
             in_s |= (<uint32_t>1) << j
         vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
