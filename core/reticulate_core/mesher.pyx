@@ -53,13 +53,13 @@ from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_Release, PyOb
 
 from reticulate_core.chunk_state cimport (
     ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, W, State,
-    ret_ctz32, ret_now, ret_popcount32, set_frame)
+    frame_key, ret_ctz32, ret_now, ret_popcount32, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, compact_from_dense_c, compact_walk_bricks_c,
     CompactOctree)
-from reticulate_core.vertices cimport _emit, _straight_in_s_masked, _weld, fill_solid_turns
+from reticulate_core.vertices cimport _emit, _straight_in_s_masked, _weld, _weld_at, fill_solid_turns
 from reticulate_core.voxel_rows cimport differ32, ensure_slab_rows, solid_masks, start_rows, voxel_row
 from reticulate_core.trace cimport trace_region
 from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_strip
@@ -299,8 +299,10 @@ cdef inline uint32_t _linked(State* st, int a, int L, int v) noexcept nogil:
 cdef inline void _lone_cell(State* st, int a, int u, int v, int positive, uint16_t material) noexcept nogil:
     """Weave a lone cell of the current layer (set_frame): its four corners
     are turns, and nothing else, so two triangles."""
-    cdef int i0 = _weld(st, u, v), i1 = _weld(st, u + 1, v)
-    cdef int i2 = _weld(st, u + 1, v + 1), i3 = _weld(st, u, v + 1)
+    cdef int key = frame_key(st, u, v)
+    cdef int i0 = _weld_at(st, key, u, v), i1 = _weld_at(st, key + st.key_u, u + 1, v)
+    cdef int i2 = _weld_at(st, key + st.key_u + st.key_v, u + 1, v + 1)
+    cdef int i3 = _weld_at(st, key + st.key_v, u, v + 1)
     _emit(st, a, positive, material, i0, i1, i2)
     _emit(st, a, positive, material, i0, i2, i3)
 

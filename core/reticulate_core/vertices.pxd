@@ -149,7 +149,12 @@ cdef inline bint _straight_in_s_masked(State* st, int pu, int pv, int d) noexcep
 
 cdef inline int _weld(State* st, int u, int v) noexcept nogil:
     """Index of the vertex at plane point (u, v) of the current layer (set_frame)."""
-    cdef int key = frame_key(st, u, v), idx
+    return _weld_at(st, frame_key(st, u, v), u, v)
+
+
+cdef inline int _weld_at(State* st, int key, int u, int v) noexcept nogil:
+    """_weld of plane point (u, v), whose weld table entry is key."""
+    cdef int idx
     cdef float* p
     idx = st.weld[key] - 1
     if idx >= 0:
