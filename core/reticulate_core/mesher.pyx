@@ -21,7 +21,8 @@ Pipeline per chunk (all C, without the GIL):
    i.e. Parity transitions of the perpendicular axes in the slabs above and
    below), WOVEN (triangulated with vertices exactly at the boundary points
    of the vertex set S, see ``_is_vertex`` in vertices.pxd: a lone cell
-   directly, a region within 4 x 4 cells from a table, weave_table.pyx, a
+   and a domino (two cells linked only to each other) directly, from the
+   links, a region within 4 x 4 cells from a table, weave_table.pyx, a
    strip one cell wide directly, any other region by tracing its boundary,
    trace.pyx, and weaving the cycles, weave.pyx) and CLAIMED;
 3. welding into a 33^3 index table.
@@ -339,6 +340,7 @@ cdef inline int _cell_links(State* st, int a, int L, int u, int v) noexcept nogi
 
 cdef inline void _domino_triangle(State* st, int a, int positive, uint16_t material, const int* node,
                                   int i, int j, int k) noexcept nogil:
+    """Emit the triangle of a domino's boundary points i, j, k (counter-clockwise)."""
     _emit(st, a, positive, material, node[i], node[j], node[k])
 
 
