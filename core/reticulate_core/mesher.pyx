@@ -50,7 +50,7 @@ import numpy as np
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memset, memcpy
-from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 
 from reticulate_core.chunk_state cimport (
     ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, W, State,
@@ -915,11 +915,17 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
 
 
 cdef bint _all_empty(const uint16_t* pad) noexcept nogil:
-    """Whether the whole padded block (chunk and halo) is 0: nothing to mesh."""
-    cdef const uint64_t* words = <const uint64_t*>pad
-    cdef int i
-    for i in range(9826):   # 34^3 uint16 = 9826 uint64 words
-        if words[i]:
+    """Whether the whole padded block (chunk and halo) is 0: nothing to mesh.
+    Words are OR-ed 64 at a time (a loop the compiler vectorises), stopping
+    at the first block with a solid voxel."""
+    cdef uint64_t word, solid
+    cdef int i, k
+    for i in range(0, 9826, 64):   # 34^3 uint16 = 9826 uint64 words
+        solid = 0
+        for k in range(i, min(i + 64, 9826)):
+            memcpy(&word, pad + 4 * k, 8)
+            solid |= word
+        if solid:
             return False
     return True
 
@@ -1139,8 +1145,14 @@ cdef tuple _mesh_arrays(const float* positions, int64_t n_vertices, const int32_
     return arrays
 
 
+_UINT16 = np.dtype(np.uint16)         # native byte order: one shared descriptor
+_CHUNK_SHAPE = (32, 32, 32)
+
+
 def _as_chunk(voxels):
     """A (32, 32, 32) uint16 array from an integer or bool array (validated)."""
+    if type(voxels) is np.ndarray and voxels.dtype is _UINT16 and voxels.shape == _CHUNK_SHAPE:
+        return voxels           # the common case, in three attribute reads
     arr = np.asarray(voxels)
     if arr.ndim != 3 or arr.shape != (32, 32, 32):
         raise ValueError(f"a chunk must have shape (32, 32, 32), got {arr.shape}")
@@ -1156,14 +1168,14 @@ def _as_chunk(voxels):
     return arr
 
 
-cdef bint _any_solid(const uint16_t[:, :, ::1] rows) noexcept nogil:
+cdef bint _any_solid(const uint16_t* voxels) noexcept nogil:
     """Whether a C-contiguous (32, 32, 32) chunk has a solid voxel: 64-bit
     words OR-ed slab by slab, stopping at the first slab with one."""
     cdef const uint16_t* slab
     cdef uint64_t word, solid
     cdef int x, k
     for x in range(32):
-        slab = &rows[x, 0, 0]
+        slab = voxels + 1024 * x
         solid = 0
         for k in range(256):
             memcpy(&word, slab + 4 * k, 8)
@@ -1177,22 +1189,30 @@ cdef bint _copy_interior(chunk, uint16_t[:, :, ::1] padded) except -1:
     """padded[1:33, 1:33, 1:33] = chunk, a (32, 32, 32) uint16 array (from
     _as_chunk or an octree's to_dense(); C-level, so nothing else gets here),
     and True, or False when the chunk has no solid voxel (then ``padded`` is
-    left as it was; its halo always is)."""
-    cdef const uint16_t[:, :, ::1] rows
+    left as it was; its halo always is).  A C-contiguous chunk is read
+    through the buffer protocol: no memoryview object per call."""
+    cdef Py_buffer view
+    cdef const uint16_t* voxels
+    cdef bint solid
     cdef int x, y
-    if not chunk.flags.c_contiguous:
+    PyObject_GetBuffer(chunk, &view, PyBUF_STRIDES)
+    voxels = <const uint16_t*>view.buf
+    if not (view.ndim == 3 and view.itemsize == 2 and view.shape[0] == 32 and view.shape[1] == 32
+            and view.shape[2] == 32 and view.strides[0] == 2048 and view.strides[1] == 64
+            and view.strides[2] == 2):
+        PyBuffer_Release(&view)
         if not chunk.any():
             return False
         padded.base[1:33, 1:33, 1:33] = chunk
         return True
-    rows = chunk
-    if not _any_solid(rows):
-        return False
     with nogil:
-        for x in range(32):
-            for y in range(32):
-                memcpy(&padded[x + 1, y + 1, 1], &rows[x, y, 0], 32 * sizeof(uint16_t))
-    return True
+        solid = _any_solid(voxels)
+        if solid:
+            for x in range(32):
+                for y in range(32):
+                    memcpy(&padded[x + 1, y + 1, 1], voxels + 1024 * x + 32 * y, 32 * sizeof(uint16_t))
+    PyBuffer_Release(&view)
+    return solid
 
 
 cdef class Triangle:
@@ -1249,7 +1269,7 @@ cdef class Mesher:
     its octree with ``walks=True``.  Both give the same triangles.
     """
     cdef State* st
-    cdef object _standalone      # (34, 34, 34) zero-halo buffer for mesh()
+    cdef uint16_t[:, :, ::1] _standalone     # (34, 34, 34) zero-halo buffer for mesh()
     cdef object _block           # (34, 34, 34) buffer for mesh_volume_batch()
     cdef object _lock
     cdef readonly bint metrics
@@ -1403,8 +1423,10 @@ cdef class Mesher:
             self.st.pad = NULL
         return _finish_run(&run, chunks)
 
-    cdef object _run(self, padded, tuple flags, nodes, bint halo_empty):
-        cdef const uint16_t[:, :, ::1] pad = padded
+    cdef object _run(self, const uint16_t[:, :, ::1] pad, tuple flags, nodes, bint halo_empty):
+        """Mesh the (34, 34, 34) block ``pad`` -> Mesh.  halo_empty: it is
+        mesh()'s standalone block, whose chunk has a solid voxel (checked
+        there), so only a block with a halo is scanned for being all empty."""
         cdef const uint32_t[::1] given
         cdef State* st = self.st
         cdef int n_nodes = 0
@@ -1421,7 +1443,7 @@ cdef class Mesher:
         st.pad = &pad[0, 0, 0]
         st.halo_empty = halo_empty
         with nogil:
-            if _all_empty(st.pad):
+            if not halo_empty and _all_empty(st.pad):
                 st.n_positions = 0
                 st.n_triangles = 0
                 st.error = ERR_NONE

@@ -132,13 +132,35 @@ def test_lone_voxel_found_after_empty_chunks(corner):
     mesher = rc.Mesher()
     grid = np.zeros((32, 32, 32), np.uint16)
     grid[corner] = 5
-    for voxels in (grid, np.asfortranarray(grid), np.repeat(grid, 2, axis=2)[:, :, ::2]):
+    read_only = grid.copy()
+    read_only.setflags(write=False)
+    for voxels in (grid, np.asfortranarray(grid), np.repeat(grid, 2, axis=2)[:, :, ::2], read_only):
         mesher.mesh(np.ones((32, 32, 32), np.uint16))
         assert mesher.mesh(np.zeros_like(voxels)).n_triangles == 0
         mesh = mesher.mesh(voxels)
         assert mesh.n_triangles == 12
         assert set(mesh.materials) == {5}
         assert mesh.positions.min(axis=0).tolist() == list(corner)
+
+
+@pytest.mark.parametrize("where, emit_upper, expected", [
+    ((32, 32, 32), (True, True, True), 12),     # the chunk's last voxel
+    ((33, 32, 32), (True, True, True), 2),      # a halo voxel facing that (empty) voxel: layer 32 of x
+    ((33, 32, 32), (False, True, True), 0),     # ... which this chunk does not emit
+    ((33, 33, 33), (True, True, True), 0),      # the block's last voxel: a halo corner, no face
+    ((0, 5, 7), (True, True, True), 2),         # the block's first slab: layer 0 of x
+])
+def test_mesh_padded_finds_a_lone_voxel_anywhere(where, emit_upper, expected):
+    """The all-empty scan of a block with a halo reaches its last word: a
+    lone voxel anywhere in the block, after all-empty blocks, is meshed."""
+    mesher = rc.Mesher()
+    block = np.zeros((34, 34, 34), np.uint16)
+    assert mesher.mesh_padded(block).n_triangles == 0
+    block[where] = 3
+    block.setflags(write=False)
+    mesh = mesher.mesh_padded(block, emit_upper)
+    assert mesh.n_triangles == expected
+    assert set(mesh.materials) <= {3}
 
 
 # ---------------------------------------------------------------- Triangle API
