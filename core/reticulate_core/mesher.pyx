@@ -53,7 +53,7 @@ from libc.string cimport memset, memcpy
 from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 
 from reticulate_core.chunk_state cimport (
-    ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, W, State,
+    ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, PPP, W, State,
     frame_key, ret_ctz32, ret_now, ret_popcount32, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
@@ -61,7 +61,8 @@ from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, compact_from_dense_c, compact_walk_bricks_c,
     CompactOctree)
 from reticulate_core.vertices cimport _emit, _straight_in_s_masked, _weld, _weld_at, fill_solid_turns
-from reticulate_core.voxel_rows cimport differ32, ensure_slab_rows, solid_masks, start_rows, voxel_row
+from reticulate_core.voxel_rows cimport (
+    differ32, ensure_slab_rows, ret_any_nonzero64, solid_masks, start_rows, voxel_row)
 from reticulate_core.trace cimport trace_region
 from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_strip
 from reticulate_core.weave_table cimport weave_from_table
@@ -916,16 +917,16 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
 
 cdef bint _all_empty(const uint16_t* pad) noexcept nogil:
     """Whether the whole padded block (chunk and halo) is 0: nothing to mesh.
-    Words are OR-ed 64 at a time (a loop the compiler vectorises), stopping
-    at the first block with a solid voxel."""
-    cdef uint64_t word, solid
-    cdef int i, k
-    for i in range(0, 9826, 64):   # 34^3 uint16 = 9826 uint64 words
-        solid = 0
-        for k in range(i, min(i + 64, 9826)):
-            memcpy(&word, pad + 4 * k, 8)
-            solid |= word
-        if solid:
+    Read 2 KB (1024 voxels) at a time, stopping at the first part with a
+    solid voxel; then the last 392 voxels, 64 bytes at a time, and 8 more."""
+    cdef int k, whole = PPP - PPP % 1024
+    for k in range(0, whole, 1024):
+        if ret_any_nonzero64(pad + k, 32):
+            return False
+    if ret_any_nonzero64(pad + whole, (PPP % 1024) // 32):
+        return False
+    for k in range(PPP - PPP % 32, PPP):
+        if pad[k]:
             return False
     return True
 
@@ -1169,18 +1170,11 @@ def _as_chunk(voxels):
 
 
 cdef bint _any_solid(const uint16_t* voxels) noexcept nogil:
-    """Whether a C-contiguous (32, 32, 32) chunk has a solid voxel: 64-bit
-    words OR-ed slab by slab, stopping at the first slab with one."""
-    cdef const uint16_t* slab
-    cdef uint64_t word, solid
-    cdef int x, k
+    """Whether a C-contiguous (32, 32, 32) chunk has a solid voxel, read
+    slab by slab (2 KB), stopping at the first slab with one."""
+    cdef int x
     for x in range(32):
-        slab = voxels + 1024 * x
-        solid = 0
-        for k in range(256):
-            memcpy(&word, slab + 4 * k, 8)
-            solid |= word
-        if solid:
+        if ret_any_nonzero64(voxels + 1024 * x, 32):
             return True
     return False
 

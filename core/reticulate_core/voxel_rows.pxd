@@ -55,6 +55,19 @@ cdef extern from *:
         return (unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e0, e1))
             | ((unsigned int)_mm_movemask_epi8(_mm_packs_epi16(e2, e3)) << 16);
     }
+    /* whether any byte of the n 64-byte blocks at p is non-zero */
+    static inline int ret_any_nonzero64(const void* p, int n) {
+        const __m128i* q = (const __m128i*)p;
+        __m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0;
+        for (int k = 0; k < n; k++, q += 4) {
+            a0 = _mm_or_si128(a0, _mm_loadu_si128(q));
+            a1 = _mm_or_si128(a1, _mm_loadu_si128(q + 1));
+            a2 = _mm_or_si128(a2, _mm_loadu_si128(q + 2));
+            a3 = _mm_or_si128(a3, _mm_loadu_si128(q + 3));
+        }
+        a0 = _mm_or_si128(_mm_or_si128(a0, a1), _mm_or_si128(a2, a3));
+        return _mm_movemask_epi8(_mm_cmpeq_epi8(a0, _mm_setzero_si128())) != 0xFFFF;
+    }
     /* solid voxels other than a material, gathered lane-wise over many rows */
     typedef struct { __m128i lanes; } ret_others;
     static inline void ret_others_clear(ret_others* o) { o->lanes = _mm_setzero_si128(); }
@@ -108,6 +121,12 @@ cdef extern from *:
         for (int k = 0; k < 32; k++) bits |= (unsigned int)(a[k] == 0) << k;
         return bits;
     }
+    static inline int ret_any_nonzero64(const void* p, int n) {
+        const unsigned char* b = (const unsigned char*)p;
+        unsigned char any = 0;
+        for (int k = 0; k < 64 * n; k++) any |= b[k];
+        return any != 0;
+    }
     typedef struct { unsigned int any; } ret_others;
     static inline void ret_others_clear(ret_others* o) { o->any = 0; }
     static inline void ret_others_add(ret_others* o, const unsigned short* a, unsigned short m) {
@@ -122,6 +141,7 @@ cdef extern from *:
     """
     uint32_t ret_equal32(const uint16_t* a, const uint16_t* b) noexcept nogil
     uint32_t ret_zero32(const uint16_t* a) noexcept nogil
+    bint ret_any_nonzero64(const void* p, int n) noexcept nogil    # any non-zero byte in n 64-byte blocks
     ctypedef struct ret_others:     # solid voxels other than a material, over many rows
         pass
     void ret_others_clear(ret_others* o) noexcept nogil
