@@ -915,20 +915,20 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
     _finish_chunk(st)
 
 
-cdef bint _all_empty(const uint16_t* pad) noexcept nogil:
-    """Whether the whole padded block (chunk and halo) is 0: nothing to mesh.
-    Read 2 KB (1024 voxels) at a time, stopping at the first part with a
-    solid voxel; then the last 392 voxels, 64 bytes at a time, and 8 more."""
-    cdef int k, whole = PPP - PPP % 1024
+cdef bint _any_nonzero(const uint16_t* voxels, int n) noexcept nogil:
+    """Whether any of n voxels is non-zero (solid): read 2 KB (1024 voxels)
+    at a time, stopping at the first part with one; then the rest, 64 bytes
+    at a time, and its last few voxels one by one."""
+    cdef int k, whole = n - n % 1024
     for k in range(0, whole, 1024):
-        if ret_any_nonzero64(pad + k, 32):
-            return False
-    if ret_any_nonzero64(pad + whole, (PPP % 1024) // 32):
-        return False
-    for k in range(PPP - PPP % 32, PPP):
-        if pad[k]:
-            return False
-    return True
+        if ret_any_nonzero64(voxels + k, 32):
+            return True
+    if ret_any_nonzero64(voxels + whole, (n % 1024) // 32):
+        return True
+    for k in range(n - n % 32, n):
+        if voxels[k]:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- batches
@@ -1155,7 +1155,7 @@ def _as_chunk(voxels):
     if type(voxels) is np.ndarray and voxels.dtype is _UINT16 and voxels.shape == _CHUNK_SHAPE:
         return voxels           # the common case, in three attribute reads
     arr = np.asarray(voxels)
-    if arr.ndim != 3 or arr.shape != (32, 32, 32):
+    if arr.ndim != 3 or arr.shape != _CHUNK_SHAPE:
         raise ValueError(f"a chunk must have shape (32, 32, 32), got {arr.shape}")
     if arr.dtype == np.bool_:
         return arr.astype(np.uint16)
@@ -1167,16 +1167,6 @@ def _as_chunk(voxels):
                 f"material ids must be in 0..65535, got values in {arr.min()}..{arr.max()}")
         arr = arr.astype(np.uint16)
     return arr
-
-
-cdef bint _any_solid(const uint16_t* voxels) noexcept nogil:
-    """Whether a C-contiguous (32, 32, 32) chunk has a solid voxel, read
-    slab by slab (2 KB), stopping at the first slab with one."""
-    cdef int x
-    for x in range(32):
-        if ret_any_nonzero64(voxels + 1024 * x, 32):
-            return True
-    return False
 
 
 cdef bint _copy_interior(chunk, uint16_t[:, :, ::1] padded) except -1:
@@ -1200,7 +1190,7 @@ cdef bint _copy_interior(chunk, uint16_t[:, :, ::1] padded) except -1:
         padded.base[1:33, 1:33, 1:33] = chunk
         return True
     with nogil:
-        solid = _any_solid(voxels)
+        solid = _any_nonzero(voxels, 32 * 32 * 32)
         if solid:
             for x in range(32):
                 for y in range(32):
@@ -1437,7 +1427,7 @@ cdef class Mesher:
         st.pad = &pad[0, 0, 0]
         st.halo_empty = halo_empty
         with nogil:
-            if not halo_empty and _all_empty(st.pad):
+            if not halo_empty and not _any_nonzero(st.pad, PPP):
                 st.n_positions = 0
                 st.n_triangles = 0
                 st.error = ERR_NONE
