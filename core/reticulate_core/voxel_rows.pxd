@@ -12,30 +12,31 @@ from reticulate_core.chunk_state cimport P, PP, State, ret_ctz32
 
 cdef extern from *:
     """
-    /* out[c] bit r = in[r] bit c: a 32 x 32 bit matrix transposed, rows r
-       and r + 16 side by side in one 64-bit word (Hacker's Delight 7-3) */
-    #define RET_SWAP(j, m) \
-        for (k = 0; k < 16; k++) if (!(k & j)) { \
-            t = ((w[k] >> j) ^ w[k + j]) & (m); w[k] ^= t << j; w[k + j] ^= t; }
-    static inline void ret_transpose32(const unsigned int* in, unsigned int* out) {
-        unsigned long long w[16], t;
-        int k;
-        for (k = 0; k < 16; k++) {
-            w[k] = in[k] | ((unsigned long long)in[k + 16] << 32);
-            t = ((w[k] >> 16) ^ (w[k] >> 32)) & 0xFFFFull;
-            w[k] ^= (t << 16) | (t << 32);
-        }
-        RET_SWAP(8, 0x00FF00FF00FF00FFull)
-        RET_SWAP(4, 0x0F0F0F0F0F0F0F0Full)
-        RET_SWAP(2, 0x3333333333333333ull)
-        RET_SWAP(1, 0x5555555555555555ull)
-        for (k = 0; k < 16; k++) {
-            out[k] = (unsigned int)w[k];
-            out[k + 16] = (unsigned int)(w[k] >> 32);
-        }
-    }
     #if (defined(__SSE2__) || defined(_M_X64)) && !defined(RETICULATE_PORTABLE)
     #include <emmintrin.h>
+    /* bytes b of the sixteen rows in q[0..3] (four rows each), one per byte lane */
+    static inline __m128i ret_row_bytes16(const __m128i* q, int b) {
+        __m128i low = _mm_set1_epi32(0xFF), w[4];
+        for (int k = 0; k < 4; k++)
+            w[k] = _mm_and_si128(_mm_srli_epi32(q[k], 8 * b), low);
+        return _mm_packus_epi16(_mm_packs_epi32(w[0], w[1]), _mm_packs_epi32(w[2], w[3]));
+    }
+    /* out[c] bit r = in[r] bit c: a 32 x 32 bit matrix transposed by byte
+       columns: byte b of every row packed into two vectors, then each
+       movemask reads the top bit of every byte, column 8 b + 7, and a
+       doubling brings the next column to the top */
+    static inline void ret_transpose32(const unsigned int* in, unsigned int* out) {
+        __m128i q[8];
+        for (int k = 0; k < 8; k++) q[k] = _mm_loadu_si128((const __m128i*)(in + 4 * k));
+        for (int b = 0; b < 4; b++) {
+            __m128i lo = ret_row_bytes16(q, b), hi = ret_row_bytes16(q + 4, b);
+            for (int c = 8 * b + 7; c >= 8 * b; c--) {
+                out[c] = (unsigned int)_mm_movemask_epi8(lo) | ((unsigned int)_mm_movemask_epi8(hi) << 16);
+                lo = _mm_add_epi8(lo, lo);
+                hi = _mm_add_epi8(hi, hi);
+            }
+        }
+    }
     /* bit k: a[k] == b[k], k < 32 */
     static inline unsigned int ret_equal32(const unsigned short* a, const unsigned short* b) {
         __m128i e0 = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i*)a), _mm_loadu_si128((const __m128i*)b));
@@ -111,6 +112,28 @@ cdef extern from *:
         _mm_storeu_si128((__m128i*)(dst + 7 * ds), _mm_unpackhi_epi64(u3, u7));
     }
     #else
+    /* out[c] bit r = in[r] bit c: a 32 x 32 bit matrix transposed, rows r
+       and r + 16 side by side in one 64-bit word (Hacker's Delight 7-3) */
+    #define RET_SWAP(j, m) \
+        for (k = 0; k < 16; k++) if (!(k & j)) { \
+            t = ((w[k] >> j) ^ w[k + j]) & (m); w[k] ^= t << j; w[k + j] ^= t; }
+    static inline void ret_transpose32(const unsigned int* in, unsigned int* out) {
+        unsigned long long w[16], t;
+        int k;
+        for (k = 0; k < 16; k++) {
+            w[k] = in[k] | ((unsigned long long)in[k + 16] << 32);
+            t = ((w[k] >> 16) ^ (w[k] >> 32)) & 0xFFFFull;
+            w[k] ^= (t << 16) | (t << 32);
+        }
+        RET_SWAP(8, 0x00FF00FF00FF00FFull)
+        RET_SWAP(4, 0x0F0F0F0F0F0F0F0Full)
+        RET_SWAP(2, 0x3333333333333333ull)
+        RET_SWAP(1, 0x5555555555555555ull)
+        for (k = 0; k < 16; k++) {
+            out[k] = (unsigned int)w[k];
+            out[k + 16] = (unsigned int)(w[k] >> 32);
+        }
+    }
     static inline unsigned int ret_equal32(const unsigned short* a, const unsigned short* b) {
         unsigned int m = 0;
         for (int k = 0; k < 32; k++) m |= (unsigned int)(a[k] == b[k]) << k;
