@@ -23,7 +23,8 @@ Pipeline per chunk (all C, without the GIL):
    of the vertex set S, see ``_is_vertex`` in vertices.pxd: a lone cell
    and a domino (two cells linked only to each other) directly, from the
    links, a region within 4 x 4 cells from a table, weave_table.pyx, a
-   strip one cell wide directly, any other region by tracing its boundary,
+   rectangle with no point of S inside two opposite sides (a strip one
+   cell wide among them) directly, any other region by tracing its boundary,
    trace.pyx, and weaving the cycles, weave.pyx) and CLAIMED;
 3. welding into a 33^3 index table.
 
@@ -64,7 +65,7 @@ from reticulate_core.vertices cimport _emit, _straight_in_s_masked, _weld, _weld
 from reticulate_core.voxel_rows cimport (
     differ32, ensure_slab_rows, ret_any_nonzero64, solid_masks, start_rows, voxel_row)
 from reticulate_core.trace cimport trace_region
-from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_strip
+from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_rectangle
 from reticulate_core.weave_table cimport weave_from_table
 from reticulate_core.weld cimport seam_key
 
@@ -424,13 +425,9 @@ cdef void _fill_weave_claim(State* st, int a, int L, int u, int v, int positive,
         return
     _fill(st, a, L, u, v)
     err = ERR_NONE
-    if not weave_from_table(st, a, positive, material) and not weave_strip(st, a, positive, material):
+    if not weave_from_table(st, a, positive, material) and not weave_rectangle(st, a, positive, material):
         err = trace_region(st)
-        if err == ERR_NONE and st.n_cycles == 1 and st.n_nodes == 4:
-            # a rectangle whose sides hold no point of S: nodes 0..3 counter-clockwise
-            _emit(st, a, positive, material, st.nvert[0], st.nvert[1], st.nvert[2])
-            _emit(st, a, positive, material, st.nvert[0], st.nvert[2], st.nvert[3])
-        elif err == ERR_NONE and not (
+        if err == ERR_NONE and not (
                 (st.n_cycles == 1 and weave_cycle(st, 0, a, positive, material))
                 or weave_partitioned(st, a, positive, material)):
             err = ERR_WEAVE

@@ -133,7 +133,7 @@ cdef inline bint _straight_in_s_masked(State* st, int pu, int pv, int d) noexcep
     st.solid_turns when the point is off the chunk's borders in a chunk of
     one material (the layer scan): no voxel compare, no cache, no branch on
     the voxels.  For the weavers of small regions, where most straight
-    points of a rough chunk are tested.  The trace and the strips keep
+    points of a rough chunk are tested.  The trace and the rectangles keep
     _straight_in_s: with this path inside it, the compiler stops inlining
     it there, which costs the terrain more than the masks save."""
     cdef const uint32_t* below

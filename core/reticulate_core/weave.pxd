@@ -16,6 +16,7 @@ cdef bint weave_cycle(State* st, int c, int a, int positive, uint16_t material) 
 # monotone pieces; False, emitting nothing and leaving the cycles as traced,
 # only when a guard fails (then the mesher reports an internal error).
 cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil
-# Weave a region one cell wide (a run of one row or of one column) without
-# a trace; False, doing nothing, for any other region.
-cdef bint weave_strip(State* st, int a, int positive, uint16_t material) noexcept nogil
+# Weave a rectangle of cells with no point of S inside two opposite sides
+# (a strip one cell wide among them) without a trace; False, doing nothing,
+# for any other region.
+cdef bint weave_rectangle(State* st, int a, int positive, uint16_t material) noexcept nogil

@@ -2,8 +2,9 @@
 """Weaving one region (seed: "Weave connected region").
 
 A region is triangulated with no vertex but its nodes, so it gets exactly
-B - 2 chi triangles (DESIGN.md, guarantee 3).  ``weave_strip`` weaves a
-region one cell wide straight from its row masks.  Any other region is
+B - 2 chi triangles (DESIGN.md, guarantee 3).  ``weave_rectangle`` weaves
+a rectangle with no node inside two opposite sides (a strip one cell wide
+among them) straight from its row masks.  Any other region is
 traced first (``trace.trace_region``) and its cycles of polygon nodes
 woven: ``weave_monotone`` weaves one cycle monotone in sweep order (v, u)
 (``weave_cycle`` tries the mirrored order (v, -u) too);
@@ -461,12 +462,13 @@ cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) n
     return _weave_pieces(st, n, first_triangle, a, positive, material)
 
 
-# ---------------------------------------------------------------- strips
+# ---------------------------------------------------------------- rectangles
 
 cdef int _strip_side(State* st, int lo, int hi, int fixed, int d, int* at, int* vertex) noexcept nogil:
-    """Nodes of a straight side of a strip, from coordinate lo to hi along
-    it (u for d = 0, 2; v for d = 1, 3) at coordinate ``fixed`` across: both
-    ends and the points between them in S.  Returns their number."""
+    """Nodes of a straight side of a rectangle, from coordinate lo to hi
+    along it (u for d = 0, 2; v for d = 1, 3) at coordinate ``fixed``
+    across: both ends and the points between them in S.  Returns their
+    number."""
     cdef int t, n = 0
     for t in range(lo, hi + 1):
         if t == lo or t == hi or (_straight_in_s(st, t, fixed, d) if d & 1 == 0
@@ -477,33 +479,63 @@ cdef int _strip_side(State* st, int lo, int hi, int fixed, int d, int* at, int* 
     return n
 
 
-cdef bint weave_strip(State* st, int a, int positive, uint16_t material) noexcept nogil:
-    """Weave a filled region one cell wide, a run of one row or of one
-    column, without tracing it; False (nothing done) for any other region.
+cdef bint _side_in_s(State* st, int lo, int hi, int fixed, int d) noexcept nogil:
+    """Whether a point strictly between lo and hi of a straight side (as in
+    _strip_side) is in S."""
+    cdef int t
+    for t in range(lo + 1, hi):
+        if _straight_in_s(st, t, fixed, d) if d & 1 == 0 else _straight_in_s(st, fixed, t, d):
+            return True
+    return False
 
-    Its nodes are its four corners and the points of its two long sides in
-    S (the short sides have none between their ends).  A zipper from the
-    first corner steps along one side or the other, taking the nearer next
-    node: every triangle has two nodes on one side and one on the other, so
-    none is degenerate, and n nodes give n - 2 triangles.
+
+cdef inline bint _row_sides_clear(State* st, int lo, int hi) noexcept nogil:
+    """No point of S inside the sides of rectangle lo..hi x rv0..rv1 + 1 on row lines."""
+    return not _side_in_s(st, lo, hi, st.rv0, 0) and not _side_in_s(st, lo, hi, st.rv1 + 1, 2)
+
+
+cdef inline bint _column_sides_clear(State* st, int lo, int hi) noexcept nogil:
+    """No point of S inside the sides of rectangle lo..hi x rv0..rv1 + 1 on column lines."""
+    return (not _side_in_s(st, st.rv0, st.rv1 + 1, hi, 1)
+            and not _side_in_s(st, st.rv0, st.rv1 + 1, lo, 3))
+
+
+cdef bint weave_rectangle(State* st, int a, int positive, uint16_t material) noexcept nogil:
+    """Weave a filled region that is a rectangle of cells with no point of
+    S inside two opposite sides (a strip one cell wide always qualifies),
+    without tracing it; False (nothing done) for any other region.
+
+    Its nodes are its four corners and the points of the other two sides
+    in S.  A zipper from the first corner steps along one of these sides or
+    the other, taking the nearer next node: every triangle has two nodes on
+    one side and one on the other, parallel lines, so none is degenerate,
+    no two cross, and n nodes give n - 2 triangles.
     """
     cdef int lower_at[33]
     cdef int lower[33]
     cdef int upper_at[33]
     cdef int upper[33]
     cdef int m, n, i = 0, j = 0, lo, hi
+    cdef bint along_rows
     if not region_rectangle(st, &lo, &hi):
         return False
-    if st.rv0 == st.rv1:
-        # cells lo..hi - 1 of row rv0: lower side rv0 going +u, upper side rv0 + 1
-        m = _strip_side(st, lo, hi, st.rv0, 0, lower_at, lower)
-        n = _strip_side(st, lo, hi, st.rv0 + 1, 2, upper_at, upper)
-    elif hi - lo == 1:
-        # column lo of rows rv0..rv1: "lower" side lo + 1 going +v, "upper" side lo
-        m = _strip_side(st, st.rv0, st.rv1 + 1, lo + 1, 1, lower_at, lower)
-        n = _strip_side(st, st.rv0, st.rv1 + 1, lo, 3, upper_at, upper)
+    # the shorter pair of sides is tested first: a strip's has no inside
+    if hi - lo > st.rv1 + 1 - st.rv0:
+        along_rows = _column_sides_clear(st, lo, hi)
+        if not along_rows and not _row_sides_clear(st, lo, hi):
+            return False
     else:
-        return False
+        along_rows = not _row_sides_clear(st, lo, hi)
+        if along_rows and not _column_sides_clear(st, lo, hi):
+            return False
+    if along_rows:
+        # lower side row line rv0 going +u, upper side row line rv1 + 1
+        m = _strip_side(st, lo, hi, st.rv0, 0, lower_at, lower)
+        n = _strip_side(st, lo, hi, st.rv1 + 1, 2, upper_at, upper)
+    else:
+        # "lower" side column line hi going +v, "upper" side column line lo
+        m = _strip_side(st, st.rv0, st.rv1 + 1, hi, 1, lower_at, lower)
+        n = _strip_side(st, st.rv0, st.rv1 + 1, lo, 3, upper_at, upper)
     # (lower i, lower i + 1, upper j) and (lower i, upper j + 1, upper j) are counter-clockwise
     while i < m - 1 or j < n - 1:
         if j == n - 1 or (i < m - 1 and lower_at[i + 1] <= upper_at[j + 1]):
