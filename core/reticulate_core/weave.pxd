@@ -1,13 +1,14 @@
 # C-level contract of the weavers (see weave.pyx); st holds the cycles that
 # trace.trace_region found for a region of layer L on axis a.
-from libc.stdint cimport uint16_t
+from libc.stdint cimport uint16_t, uint64_t
 
 from reticulate_core.chunk_state cimport State
 
 # Triangulate the polygon of the n-node cycle of node low, its lowest node and
-# only local minimum in sweep order (v, u), or (v, -u) when mirrored; False,
-# emitting nothing, at a pinch point or a degenerate triangle.
-cdef bint weave_monotone(State* st, int low, int n, bint mirrored,
+# only local minimum in the sweep order of mirror_rows (by v, then by u, or
+# by -u on the row lines whose bit is set); False, emitting nothing, at a
+# pinch point or a degenerate triangle.
+cdef bint weave_monotone(State* st, int low, int n, uint64_t mirror_rows,
                          int a, int positive, uint16_t material) noexcept nogil
 # weave_monotone on traced cycle c in whichever sweep order it is monotone;
 # False, emitting nothing, when neither order weaves it.

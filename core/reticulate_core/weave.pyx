@@ -7,12 +7,14 @@ a rectangle with no node inside two opposite sides (a strip one cell wide
 among them) straight from its row masks.  Any other region is
 traced first (``trace.trace_region``) and its cycles of polygon nodes
 woven: ``weave_monotone`` weaves one cycle monotone in sweep order (v, u)
-(``weave_cycle`` tries the mirrored order (v, -u) too);
+(``weave_cycle`` tries the mirrored order (v, -u) too; a region whose
+rows are single runs is woven in an order that takes each row line by u
+or by -u, as its steps there need);
 ``weave_partitioned`` first cuts the cycles into such pieces (along row
 lines when the rows are single runs, else by a sweep that also takes holes
 and pinch points).
 """
-from libc.stdint cimport int64_t, uint16_t, uint32_t
+from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from reticulate_core.chunk_state cimport POOL, State, region_rectangle
@@ -89,16 +91,23 @@ cdef inline bint _emit_ccw(State* st, int a, int positive, uint16_t material,
     return True
 
 
-cdef inline int _sweep_key(State* st, int k, bint mirrored) noexcept nogil:
-    """Sweep key of node k: 64 v + u, or 64 v + 32 - u in the mirrored order (v, -u)."""
-    return st.nkey[k] + (32 - 2 * st.nu[k] if mirrored else 0)
+# sweep orders: bit y of mirror_rows set takes the points of row line v = y
+# by -u, else by u; (v, u) is no row line mirrored, (v, -u) all of them
+cdef uint64_t ALL_ROWS = ~(<uint64_t>0)
 
 
-cdef bint weave_monotone(State* st, int low, int n, bint mirrored,
+cdef inline int _sweep_key(State* st, int k, uint64_t mirror_rows) noexcept nogil:
+    """Sweep key of node k: 64 v + u, or 64 v + 32 - u on a mirrored row line."""
+    return st.nkey[k] + (32 - 2 * st.nu[k] if (mirror_rows >> st.nv[k]) & 1 else 0)
+
+
+cdef bint weave_monotone(State* st, int low, int n, uint64_t mirror_rows,
                          int a, int positive, uint16_t material) noexcept nogil:
     """Weave the polygon bounded by the n-node cycle of node low, its lowest
-    node and only local minimum in sweep order (v, u), or (v, -u) when
-    mirrored: the cycle is monotone in that order.
+    node and only local minimum in the sweep order of mirror_rows (by v,
+    then by u or, on the row lines mirrored, by -u): the cycle is monotone
+    in that order.  Such an order is a sweep by lines, each tilted a little
+    on its row line, so the classic algorithm applies.
 
     The chain from low along nnext (0, the right side) and the chain along
     nprev (1, the left side) both rise.  Nodes are taken in sweep order,
@@ -118,18 +127,20 @@ cdef bint weave_monotone(State* st, int low, int n, bint mirrored,
     st.sweep[0] = low
     i = st.nnext[low]
     j = st.nprev[low]
+    key_i = _sweep_key(st, i, mirror_rows)
+    key_j = _sweep_key(st, j, mirror_rows)
     m = 1
     while i != j:
-        key_i = _sweep_key(st, i, mirrored)
-        key_j = _sweep_key(st, j, mirrored)
         if key_i < key_j:
             st.sweep[m] = i
             st.chain[m] = 0
             i = st.nnext[i]
+            key_i = _sweep_key(st, i, mirror_rows)
         elif key_i > key_j:
             st.sweep[m] = j
             st.chain[m] = 1
             j = st.nprev[j]
+            key_j = _sweep_key(st, j, mirror_rows)
         else:
             return False
         m += 1
@@ -181,10 +192,10 @@ cdef bint weave_cycle(State* st, int c, int a, int positive, uint16_t material) 
     there (a cycle with a step up to the left has two minima in the first
     order and may have one in the second); False, emitting nothing, when
     neither order weaves it."""
-    if st.cyc_minima[0][c] == 1 and weave_monotone(st, st.cyc_low[0][c], st.cyc_nodes[c], False,
+    if st.cyc_minima[0][c] == 1 and weave_monotone(st, st.cyc_low[0][c], st.cyc_nodes[c], 0,
                                                    a, positive, material):
         return True
-    return st.cyc_minima[1][c] == 1 and weave_monotone(st, st.cyc_low[1][c], st.cyc_nodes[c], True,
+    return st.cyc_minima[1][c] == 1 and weave_monotone(st, st.cyc_low[1][c], st.cyc_nodes[c], ALL_ROWS,
                                                        a, positive, material)
 
 
@@ -336,20 +347,26 @@ cdef bint _undo_partition(State* st, int n, int first_triangle) noexcept nogil:
     return False
 
 
-cdef int _lowest(State* st, int head, bint mirrored, int* minima, int* count) noexcept nogil:
+cdef inline int _lowest(State* st, int head, uint64_t mirror_rows, int* minima, int* count) noexcept nogil:
     """The lowest node of the cycle of node head in a sweep order, its
     number of local minima there into minima[0] and its number of nodes
     into count[0]; the cycle's nodes are marked in st.woven."""
-    cdef int k = head, low = head, key, n_minima = 0, n = 0
+    cdef int k = head, low = head, next_k, n_minima = 0, n = 0
+    cdef int key_prev = _sweep_key(st, st.nprev[head], mirror_rows)
+    cdef int key = _sweep_key(st, head, mirror_rows), key_low = key, key_next
     while True:
         st.woven[k] = 1
         n += 1
-        key = _sweep_key(st, k, mirrored)
-        if key < _sweep_key(st, low, mirrored):
+        next_k = st.nnext[k]
+        key_next = _sweep_key(st, next_k, mirror_rows)
+        if key < key_low:
             low = k
-        if _sweep_key(st, st.nprev[k], mirrored) > key and _sweep_key(st, st.nnext[k], mirrored) > key:
+            key_low = key
+        if key_prev > key and key_next > key:
             n_minima += 1
-        k = st.nnext[k]
+        key_prev = key
+        key = key_next
+        k = next_k
         if k == head:
             break
     minima[0] = n_minima
@@ -357,73 +374,61 @@ cdef int _lowest(State* st, int head, bint mirrored, int* minima, int* count) no
     return low
 
 
-cdef bint _weave_pieces(State* st, int n, int first_triangle,
+cdef bint _weave_pieces(State* st, int n, int first_triangle, uint64_t mirror_rows,
                         int a, int positive, uint16_t material) noexcept nogil:
     """Weave every cycle of the node pool, which holds the n traced nodes
     and the copies the cuts made, in a sweep order where it is monotone:
-    (v, u), else (v, -u).  False, with the traced cycles back
-    (_undo_partition), when a cycle is monotone in neither or does not weave."""
+    that of mirror_rows, else its mirror image.  False, with the traced
+    cycles back (_undo_partition), when a cycle is monotone in neither or
+    does not weave."""
     cdef int head, low, count, minima
-    cdef bint mirrored
+    cdef uint64_t order
     memset(st.woven, 0, st.n_nodes)
     for head in range(st.n_nodes):
         if st.woven[head]:
             continue
-        for mirrored in range(2):
-            low = _lowest(st, head, mirrored, &minima, &count)
-            if minima == 1:
-                break
-        if minima != 1 or not weave_monotone(st, low, count, mirrored, a, positive, material):
+        order = mirror_rows
+        low = _lowest(st, head, order, &minima, &count)
+        if minima != 1:
+            order = ~mirror_rows
+            low = _lowest(st, head, order, &minima, &count)
+        if minima != 1 or not weave_monotone(st, low, count, order, a, positive, material):
             return _undo_partition(st, n, first_triangle)
     return True
 
 
 cdef inline int _orders(State* st, int y) noexcept nogil:
-    """The sweep orders (bit 0: (v, u), bit 1: (v, -u)) in which the step
-    of a traced one-run region's ends at row line y adds no local minimum:
-    ends moving right need (v, u), ends moving left (v, -u)."""
+    """The ways (bit 0: by u, bit 1: by -u) of taking row line y's points
+    in which the step of a traced one-run region's ends there adds no local
+    minimum: ends moving right need u, ends moving left -u."""
     cdef int lo = st.run_lo[y] - st.run_lo[y - 1], hi = st.run_hi[y] - st.run_hi[y - 1]
     return (1 if lo >= 0 and hi >= 0 else 0) | (2 if lo <= 0 and hi <= 0 else 0)
 
 
 cdef bint _weave_runs(State* st, int a, int positive, uint16_t material) noexcept nogil:
-    """Weave a traced region whose rows are single runs (st.traced_runs)
-    by cutting it along row lines, each cut from node to node across the
-    overlap of two rows, into pieces of whole rows, each monotone in one
-    sweep order, and weaving the pieces.  A piece grows upwards while one
-    order suits all its steps (_orders); at the first step that suits
-    none, the highest row line at or below it is cut whose overlap ends
-    are nodes and above which the steps still suit one order.  The cuts
-    are diagonals, so the region gets B - 2 chi triangles.  False,
-    emitting nothing and leaving the cycle as traced, when no such line
-    is found or a piece does not weave."""
-    cdef int n = st.n_nodes, first_triangle = st.n_triangles
-    cdef int y, t, orders = 3, step_orders, orders_above, start = st.rv0, n_cuts = 0
+    """Weave a traced region whose rows are single runs (st.traced_runs).
+    Its two sides rise row line by row line, so it is monotone in the sweep
+    order that takes each row line by u or by -u as the steps of its ends
+    there need (_orders), except at a row line where one end steps left and
+    the other right.  There it is cut along the row line, across the
+    overlap of the two rows, from node to node (both ends of such a step
+    turn), into pieces of whole rows.  The cuts are diagonals, so the
+    region gets B - 2 chi triangles.  False, emitting nothing and leaving
+    the cycle as traced, when a piece does not weave."""
+    cdef int n = st.n_nodes, first_triangle = st.n_triangles, y, t, orders, n_cuts = 0
     cdef int cuts[32]
+    cdef uint64_t mirror_rows = 0
     if not st.traced_runs:
         return False
     for y in range(st.rv0 + 1, st.rv1 + 1):
-        step_orders = _orders(st, y)
-        if orders & step_orders:
-            orders &= step_orders
-            continue
-        # cut at t: the piece above holds the steps t + 1..y
-        orders_above = 3
-        t = y
-        while t > start:
-            if t < y:
-                orders_above &= _orders(st, t + 1)
-                if orders_above == 0:
-                    return False
-            if st.cut_start[t] >= 0 and st.cut_end[t] >= 0:
-                break
-            t -= 1
-        if t == start:
-            return False
-        cuts[n_cuts] = t
-        n_cuts += 1
-        start = t
-        orders = orders_above
+        orders = _orders(st, y)
+        if orders == 2:
+            mirror_rows |= (<uint64_t>1) << y
+        elif orders == 0:
+            if st.cut_start[y] < 0 or st.cut_end[y] < 0:
+                return False        # never: both ends turn
+            cuts[n_cuts] = y
+            n_cuts += 1
     if n + 2 * n_cuts > POOL:
         return False
     memcpy(st.traced_next, st.nnext, n * sizeof(int))
@@ -431,7 +436,7 @@ cdef bint _weave_runs(State* st, int a, int positive, uint16_t material) noexcep
     for t in range(n_cuts):
         # cut_start -> cut_end bounds the piece above; the copies the piece below
         _split(st, st.cut_start[cuts[t]], st.cut_end[cuts[t]])
-    return _weave_pieces(st, n, first_triangle, a, positive, material)
+    return _weave_pieces(st, n, first_triangle, mirror_rows, a, positive, material)
 
 
 cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil:
@@ -459,7 +464,7 @@ cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) n
         if x < 0 or y < 0:
             return _undo_partition(st, n, first_triangle)
         _split(st, x, y)
-    return _weave_pieces(st, n, first_triangle, a, positive, material)
+    return _weave_pieces(st, n, first_triangle, 0, a, positive, material)
 
 
 # ---------------------------------------------------------------- rectangles
