@@ -130,9 +130,11 @@ def test_small_structures_anywhere_in_the_chunk(small, offset):
 @st.composite
 def single_run_plates(draw):
     """A one-voxel plate whose rows are single overlapping runs (discs,
-    diamonds, T and cross shapes, staircases: faces that are monotone in
-    neither sweep order and get cut along row lines), on any axis, with
-    studs above and below that put points of S on its sides."""
+    diamonds, T and cross shapes, staircases, zigzags: faces that are
+    monotone in neither sweep order (v, u) nor (v, -u), woven in an order
+    chosen per row line and cut along the row lines where both ends step
+    apart), on any axis, with studs above and below that put points of S
+    on its sides."""
     v0 = draw(st.integers(0, 20))
     n_rows = draw(st.integers(2, 32 - v0))
     lo = draw(st.integers(0, 30))
