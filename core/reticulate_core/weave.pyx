@@ -429,6 +429,9 @@ cdef bint _weave_runs(State* st, int a, int positive, uint16_t material) noexcep
                 return False        # never: both ends turn
             cuts[n_cuts] = y
             n_cuts += 1
+    if n_cuts == 0:
+        # one piece, its lowest node the lower left corner (row line rv0 is taken by u)
+        return weave_monotone(st, st.cyc_low[0][0], n, mirror_rows, a, positive, material)
     if n + 2 * n_cuts > POOL:
         return False
     memcpy(st.traced_next, st.nnext, n * sizeof(int))
