@@ -472,15 +472,19 @@ cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) n
 
 # ---------------------------------------------------------------- rectangles
 
-cdef int _strip_side(State* st, int lo, int hi, int fixed, int d, int* at, int* vertex) noexcept nogil:
+cdef inline bint _side_point_in_s(State* st, int t, int fixed, int d) noexcept nogil:
+    """Whether the straight point at coordinate t along a side in direction
+    d (u for d = 0, 2; v for d = 1, 3), at coordinate ``fixed`` across, is in S."""
+    return _straight_in_s(st, t, fixed, d) if d & 1 == 0 else _straight_in_s(st, fixed, t, d)
+
+
+cdef int _side_nodes(State* st, int lo, int hi, int fixed, int d, int* at, int* vertex) noexcept nogil:
     """Nodes of a straight side of a rectangle, from coordinate lo to hi
-    along it (u for d = 0, 2; v for d = 1, 3) at coordinate ``fixed``
-    across: both ends and the points between them in S.  Returns their
-    number."""
+    along it at coordinate ``fixed`` across (as in _side_point_in_s): both
+    ends and the points between them in S.  Returns their number."""
     cdef int t, n = 0
     for t in range(lo, hi + 1):
-        if t == lo or t == hi or (_straight_in_s(st, t, fixed, d) if d & 1 == 0
-                                  else _straight_in_s(st, fixed, t, d)):
+        if t == lo or t == hi or _side_point_in_s(st, t, fixed, d):
             at[n] = t
             vertex[n] = _weld(st, t, fixed) if d & 1 == 0 else _weld(st, fixed, t)
             n += 1
@@ -489,10 +493,10 @@ cdef int _strip_side(State* st, int lo, int hi, int fixed, int d, int* at, int* 
 
 cdef bint _side_in_s(State* st, int lo, int hi, int fixed, int d) noexcept nogil:
     """Whether a point strictly between lo and hi of a straight side (as in
-    _strip_side) is in S."""
+    _side_nodes) is in S."""
     cdef int t
     for t in range(lo + 1, hi):
-        if _straight_in_s(st, t, fixed, d) if d & 1 == 0 else _straight_in_s(st, fixed, t, d):
+        if _side_point_in_s(st, t, fixed, d):
             return True
     return False
 
@@ -538,12 +542,12 @@ cdef bint weave_rectangle(State* st, int a, int positive, uint16_t material) noe
             return False
     if along_rows:
         # lower side row line rv0 going +u, upper side row line rv1 + 1
-        m = _strip_side(st, lo, hi, st.rv0, 0, lower_at, lower)
-        n = _strip_side(st, lo, hi, st.rv1 + 1, 2, upper_at, upper)
+        m = _side_nodes(st, lo, hi, st.rv0, 0, lower_at, lower)
+        n = _side_nodes(st, lo, hi, st.rv1 + 1, 2, upper_at, upper)
     else:
         # "lower" side column line hi going +v, "upper" side column line lo
-        m = _strip_side(st, st.rv0, st.rv1 + 1, hi, 1, lower_at, lower)
-        n = _strip_side(st, st.rv0, st.rv1 + 1, lo, 3, upper_at, upper)
+        m = _side_nodes(st, st.rv0, st.rv1 + 1, hi, 1, lower_at, lower)
+        n = _side_nodes(st, st.rv0, st.rv1 + 1, lo, 3, upper_at, upper)
     # (lower i, lower i + 1, upper j) and (lower i, upper j + 1, upper j) are counter-clockwise
     while i < m - 1 or j < n - 1:
         if j == n - 1 or (i < m - 1 and lower_at[i + 1] <= upper_at[j + 1]):
