@@ -13,6 +13,7 @@ cdef extern from *:
     #include <intrin.h>
     #include <windows.h>
     static inline int ret_ctz32(unsigned int x) { unsigned long i; _BitScanForward(&i, x); return (int)i; }
+    static inline int ret_clz32(unsigned int x) { unsigned long i; _BitScanReverse(&i, x); return 31 - (int)i; }
     static inline int ret_popcount32(unsigned int x) { return (int)__popcnt(x); }
     static double ret_now(void) {
         LARGE_INTEGER f, c;
@@ -23,6 +24,7 @@ cdef extern from *:
     #else
     #include <time.h>
     static inline int ret_ctz32(unsigned int x) { return __builtin_ctz(x); }
+    static inline int ret_clz32(unsigned int x) { return __builtin_clz(x); }
     #if defined(__POPCNT__)
     static inline int ret_popcount32(unsigned int x) { return __builtin_popcount(x); }
     #else
@@ -46,6 +48,7 @@ cdef extern from *:
     int ret_step_u(int d) noexcept nogil    # u step of boundary direction d (trace, straight points, table)
     int ret_step_v(int d) noexcept nogil    # v step of boundary direction d
     int ret_ctz32(unsigned int x) noexcept nogil    # index of the lowest set bit, x != 0
+    int ret_clz32(unsigned int x) noexcept nogil    # 31 - index of the highest set bit, x != 0
     int ret_popcount32(unsigned int x) noexcept nogil   # number of set bits
     double ret_now() noexcept nogil                 # monotonic seconds
 
@@ -126,11 +129,10 @@ cdef struct State:
     uint32_t visited[32]
     uint64_t edges[4][33]        # bit u of edges[d][v]: boundary edge leaving point (u, v) in direction d
     int rv0, rv1
-    # a region whose rows are single runs (traced_runs, see trace.pyx):
-    # row v is cells run_lo[v]..run_hi[v] - 1, and on row line y (between
-    # rows y - 1 and y) the overlap of the two rows runs from node
-    # cut_start[y] to node cut_end[y] (-1 where that end is no node)
-    bint traced_runs
+    # a region (or a piece of one, pieces.pyx) whose rows are single runs
+    # (trace.trace_runs): row v is cells run_lo[v]..run_hi[v] - 1, and on
+    # row line y (between rows y - 1 and y) the overlap of the two rows runs
+    # from node cut_start[y] to node cut_end[y] (-1 where that end is no node)
     int run_lo[32]
     int run_hi[32]
     int cut_start[33]

@@ -64,6 +64,7 @@ from reticulate_core.octree cimport (
 from reticulate_core.vertices cimport _emit, _straight_in_s_masked, _weld, _weld_at, fill_solid_turns
 from reticulate_core.voxel_rows cimport (
     differ32, ensure_slab_rows, ret_any_nonzero64, solid_masks, start_rows, voxel_row)
+from reticulate_core.pieces cimport weave_run_pieces
 from reticulate_core.trace cimport trace_region
 from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_rectangle
 from reticulate_core.weave_table cimport weave_from_table
@@ -425,7 +426,8 @@ cdef void _fill_weave_claim(State* st, int a, int L, int u, int v, int positive,
         return
     _fill(st, a, L, u, v)
     err = ERR_NONE
-    if not weave_from_table(st, a, positive, material) and not weave_rectangle(st, a, positive, material):
+    if not (weave_from_table(st, a, positive, material) or weave_rectangle(st, a, positive, material)
+            or weave_run_pieces(st, a, positive, material)):
         err = trace_region(st)
         if err == ERR_NONE and not (
                 (st.n_cycles == 1 and weave_cycle(st, 0, a, positive, material))

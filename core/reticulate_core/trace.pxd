@@ -4,3 +4,6 @@ from reticulate_core.chunk_state cimport State
 
 # Boundary cycles of the region into the node pool; ERR_NONE or an error code.
 cdef int trace_region(State* st) noexcept nogil
+# The cycle of a region whose rows st.rv0..st.rv1 are the single runs
+# st.run_lo[v]..st.run_hi[v] - 1 into the node pool, with its row lines' cut nodes.
+cdef void trace_runs(State* st) noexcept nogil

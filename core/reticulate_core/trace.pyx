@@ -2,13 +2,15 @@
 """Tracing one filled region (seed: "Weave connected region").
 
 ``trace_region`` walks the boundary of st.region into cycles of polygon
-nodes: the points where the boundary turns and its points in S.  The
-weavers of weave.pyx triangulate these cycles.
+nodes: the points where the boundary turns and its points in S.
+``trace_runs`` finds the same cycle of a region whose rows are single runs
+from the runs' ends, with no cell walk.  The weavers of weave.pyx
+triangulate these cycles.
 """
 from libc.stdint cimport uint32_t, uint64_t
 
 from reticulate_core.chunk_state cimport (
-    ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, ret_step_u, ret_step_v, single_run)
+    ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, ret_step_u, ret_step_v)
 from reticulate_core.vertices cimport _straight_in_s, _weld
 
 
@@ -136,27 +138,26 @@ cdef inline int _step(State* st, int pu, int pv, int to, int d, int* last, bint 
     return first if (to > pu) == lower_u else st.n_nodes - 1
 
 
-cdef bint _trace_runs(State* st) noexcept nogil:
-    """When every row of the region is one run of cells, its cycle into
+cdef void trace_runs(State* st) noexcept nogil:
+    """The cycle of a region whose rows rv0..rv1 are the single runs of
+    cells st.run_lo[v]..st.run_hi[v] - 1, each overlapping the next, into
     the empty node pool, the nodes as trace_region's cell walk finds them
     (from the lower left corner on counter-clockwise, that corner last),
-    and True; else False; the rows' runs and cut nodes into st (see
-    State).  No cell walk: the rows' ends give the turns, and only
-    straight points need S tests.  Rows of a 4-connected region overlap,
-    so the boundary is one simple cycle; its local minima in order (v, u)
-    are the lower left corner and one per row whose left or right end is
-    left of the row below's, in order (v, -u) the lower right corner and
-    one per row whose end is right of the row below's."""
+    and the cut nodes of its row lines into st (see State).  No cell walk:
+    the rows' ends give the turns, and only straight points need S tests.
+    Overlapping single-run rows bound one simple cycle; its local minima in
+    order (v, u) are the lower left corner and one per row whose left or
+    right end is left of the row below's, in order (v, -u) the lower right
+    corner and one per row whose end is right of the row below's."""
     cdef int v, v0 = st.rv0, v1 = st.rv1, last = -1, lower_right
     cdef int minima = 1, mminima = 1
     cdef int* lo = st.run_lo
     cdef int* hi = st.run_hi
-    for v in range(v0, v1 + 1):
-        if not single_run(st.region[v], &lo[v], &hi[v]):
-            return False
-        if v > v0:
-            minima += (lo[v] < lo[v - 1]) + (hi[v] < hi[v - 1])
-            mminima += (lo[v] > lo[v - 1]) + (hi[v] > hi[v - 1])
+    st.n_nodes = 0
+    st.n_cycles = 0
+    for v in range(v0 + 1, v1 + 1):
+        minima += (lo[v] < lo[v - 1]) + (hi[v] < hi[v - 1])
+        mminima += (lo[v] > lo[v - 1]) + (hi[v] > hi[v - 1])
     # lower side, then the right ends going up
     _side(st, lo[v0] + 1, v0, hi[v0] - lo[v0] - 1, 0, &last)
     _turn(st, hi[v0], v0, &last)
@@ -173,8 +174,6 @@ cdef bint _trace_runs(State* st) noexcept nogil:
     st.nnext[last] = 0
     st.nprev[0] = last
     _record_cycle(st, 0, st.n_nodes, last, minima, lower_right, mminima)
-    st.traced_runs = True
-    return True
 
 
 cdef int trace_region(State* st) noexcept nogil:
@@ -190,9 +189,6 @@ cdef int trace_region(State* st) noexcept nogil:
     cdef uint32_t todo, below
     st.n_nodes = 0
     st.n_cycles = 0
-    st.traced_runs = False
-    if _trace_runs(st):
-        return ERR_NONE
     _edge_masks(st)
     for v in range(st.rv0, st.rv1 + 1):
         st.visited[v] = 0

@@ -13,6 +13,11 @@ cdef bint weave_monotone(State* st, int low, int n, uint64_t mirror_rows,
 # weave_monotone on traced cycle c in whichever sweep order it is monotone;
 # False, emitting nothing, when neither order weaves it.
 cdef bint weave_cycle(State* st, int c, int a, int positive, uint16_t material) noexcept nogil
+# Triangulate the cycle of trace.trace_runs (rows of single runs) in
+# per-row-line sweep orders, cut along row lines where they conflict;
+# False, emitting nothing and leaving the cycle as traced, when a piece does
+# not weave.
+cdef bint weave_runs(State* st, int a, int positive, uint16_t material) noexcept nogil
 # Triangulate traced cycles (outer and holes, pinch points too) cut into
 # monotone pieces; False, emitting nothing and leaving the cycles as traced,
 # only when a guard fails (then the mesher reports an internal error).

@@ -5,14 +5,15 @@ A region is triangulated with no vertex but its nodes, so it gets exactly
 B - 2 chi triangles (DESIGN.md, guarantee 3).  ``weave_rectangle`` weaves
 a rectangle with no node inside two opposite sides (a strip one cell wide
 among them) straight from its row masks.  Any other region is
-traced first (``trace.trace_region``) and its cycles of polygon nodes
-woven: ``weave_monotone`` weaves one cycle monotone in sweep order (v, u)
-(``weave_cycle`` tries the mirrored order (v, -u) too; a region whose
-rows are single runs is woven in an order that takes each row line by u
-or by -u, as its steps there need);
-``weave_partitioned`` first cuts the cycles into such pieces (along row
-lines when the rows are single runs, else by a sweep that also takes holes
-and pinch points).
+traced first (``trace.trace_runs``, for the pieces of single-run rows of
+pieces.pyx, or ``trace.trace_region``) and its cycles of polygon nodes
+woven: ``weave_monotone`` weaves one cycle
+monotone in sweep order (v, u) (``weave_cycle`` tries the mirrored order
+(v, -u) too); ``weave_runs`` weaves a region whose rows are single runs
+in an order that takes each row line by u or by -u, as its steps there
+need, cut along the row lines where they conflict;
+``weave_partitioned`` first cuts any cycles into monotone pieces by a
+sweep that also takes holes and pinch points.
 """
 from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
@@ -405,12 +406,12 @@ cdef inline int _orders(State* st, int y) noexcept nogil:
     return (1 if lo >= 0 and hi >= 0 else 0) | (2 if lo <= 0 and hi <= 0 else 0)
 
 
-cdef bint _weave_runs(State* st, int a, int positive, uint16_t material) noexcept nogil:
-    """Weave a traced region whose rows are single runs (st.traced_runs).
-    Its two sides rise row line by row line, so it is monotone in the sweep
-    order that takes each row line by u or by -u as the steps of its ends
-    there need (_orders), except at a row line where one end steps left and
-    the other right.  There it is cut along the row line, across the
+cdef bint weave_runs(State* st, int a, int positive, uint16_t material) noexcept nogil:
+    """Weave the cycle of trace.trace_runs, a region whose rows are single
+    runs.  Its two sides rise row line by row line, so it is monotone in
+    the sweep order that takes each row line by u or by -u as the steps of
+    its ends there need (_orders), except at a row line where one end steps
+    left and the other right.  There it is cut along the row line, across the
     overlap of the two rows, from node to node (both ends of such a step
     turn), into pieces of whole rows.  The cuts are diagonals, so the
     region gets B - 2 chi triangles.  False, emitting nothing and leaving
@@ -418,8 +419,6 @@ cdef bint _weave_runs(State* st, int a, int positive, uint16_t material) noexcep
     cdef int n = st.n_nodes, first_triangle = st.n_triangles, y, t, orders, n_cuts = 0
     cdef int cuts[32]
     cdef uint64_t mirror_rows = 0
-    if not st.traced_runs:
-        return False
     for y in range(st.rv0 + 1, st.rv1 + 1):
         orders = _orders(st, y)
         if orders == 2:
@@ -444,16 +443,13 @@ cdef bint _weave_runs(State* st, int a, int positive, uint16_t material) noexcep
 
 cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil:
     """Weave the traced cycles (outer and holes) by cutting them into pieces
-    monotone in a sweep order and weaving each piece: along row lines when
-    the rows are single runs (_weave_runs), else at the diagonals of an
-    upward sweep, which takes any region, pinch points included.  Only nodes
-    are vertices, so the region gets B - 2 chi triangles.  Returns False,
-    having emitted nothing and restored the traced cycles, when the sweep's
-    status is inconsistent or a piece does not weave: guards, never reached
-    on the test corpora (the mesher then raises an internal error)."""
+    monotone in sweep order (v, u) at the diagonals of an upward sweep, which
+    takes any region, pinch points included, and weaving each piece.  Only
+    nodes are vertices, so the region gets B - 2 chi triangles.  Returns
+    False, having emitted nothing and restored the traced cycles, when the
+    sweep's status is inconsistent or a piece does not weave: guards, never
+    reached on the test corpora (the mesher then raises an internal error)."""
     cdef int n = st.n_nodes, first_triangle = st.n_triangles, n_diag, i, x, y, k
-    if _weave_runs(st, a, positive, material):
-        return True
     for k in range(n):
         st.norig[k] = k
     n_diag = _monotone_diagonals(st, n)

@@ -164,6 +164,40 @@ def test_plates_whose_rows_are_single_runs(grid):
 
 
 @st.composite
+def notched_plates(draw):
+    """A one-voxel plate of rows with ragged or aligned ends, cut by
+    rectangular notches and holes: faces whose rows hold several runs (U,
+    comb and ring shapes), woven as pieces of single-run rows or columns
+    cut along row or column lines, or traced whole when a cut would end at
+    a straight side point not in S; on any axis, with studs above and below
+    that put points of S on its sides."""
+    v0 = draw(st.integers(0, 26))
+    n_rows = draw(st.integers(3, 32 - v0))
+    ragged = draw(st.integers(0, 6))
+    cells = np.zeros((32, 32), bool)            # [u, v]
+    for v in range(v0, v0 + n_rows):
+        cells[draw(st.integers(0, ragged)):draw(st.integers(32 - ragged, 32)), v] = True
+    for _ in range(draw(st.integers(1, 6))):
+        u, v = draw(st.integers(0, 31)), draw(st.integers(v0, v0 + n_rows - 1))
+        cells[u:u + draw(st.integers(1, 12)), v:v + draw(st.integers(1, 12))] = False
+    layer = draw(st.integers(0, 31))
+    grid = np.zeros((32, 32, 32), np.uint16)
+    grid[layer] = cells * np.uint16(draw(st.integers(1, 3)))
+    for _ in range(draw(st.integers(0, 12))):
+        x = draw(st.sampled_from([layer - 1, layer + 1]))
+        y, z = draw(st.integers(0, 31)), draw(st.integers(0, 31))
+        if 0 <= x < 32:
+            grid[x, y, z] = draw(st.integers(1, 3))
+    return np.ascontiguousarray(np.moveaxis(grid, 0, draw(st.integers(0, 2))))
+
+
+@settings(max_examples=examples(300))
+@given(notched_plates())
+def test_plates_with_notches_and_holes(grid):
+    check_chunk("a plate with notches and holes", grid, max_excess=allowed_excess(grid))
+
+
+@st.composite
 def pinched_plates(draw):
     """A plate one voxel thick of random cells (density 0.3..0.7), on any
     axis: its faces are regions with pinch points (cells touching only at a
