@@ -1131,11 +1131,18 @@ cdef int _copy_out(array, const void* source, size_t nbytes) except -1:
     return 0
 
 
+# native byte order: shared descriptors, and np.empty called with them
+# positionally (a few hundred nanoseconds less per mesh than by keywords)
+_UINT8, _UINT16 = np.dtype(np.uint8), np.dtype(np.uint16)
+_INT32, _FLOAT32 = np.dtype(np.int32), np.dtype(np.float32)
+_empty = np.empty
+
+
 cdef tuple _mesh_arrays(const float* positions, int64_t n_vertices, const int32_t* triangles,
                         const uint16_t* materials, const uint8_t* faces, int64_t n_triangles):
     """Numpy copies (positions, triangles, materials, faces) of a mesh in C buffers."""
-    arrays = (np.empty((n_vertices, 3), dtype=np.float32), np.empty((n_triangles, 3), dtype=np.int32),
-              np.empty(n_triangles, dtype=np.uint16), np.empty(n_triangles, dtype=np.uint8))
+    arrays = (_empty((n_vertices, 3), _FLOAT32), _empty((n_triangles, 3), _INT32),
+              _empty(n_triangles, _UINT16), _empty(n_triangles, _UINT8))
     if n_vertices:
         _copy_out(arrays[0], positions, n_vertices * 3 * sizeof(float))
     if n_triangles:
@@ -1145,7 +1152,6 @@ cdef tuple _mesh_arrays(const float* positions, int64_t n_vertices, const int32_
     return arrays
 
 
-_UINT16 = np.dtype(np.uint16)         # native byte order: one shared descriptor
 _CHUNK_SHAPE = (32, 32, 32)
 
 
@@ -1316,8 +1322,7 @@ cdef class Mesher:
                 if self.metrics:
                     self._last_metrics = dict(regions=0, seeds=0, seeds_claimed=0, triangles=0,
                                               gather_seconds=0.0, scan_seconds=0.0)
-                return Mesh._wrap(np.empty((0, 3), np.float32), np.empty((0, 3), np.int32),
-                                  np.empty(0, np.uint16), np.empty(0, np.uint8))
+                return Mesh._wrap(*_mesh_arrays(NULL, 0, NULL, NULL, NULL, 0))
             return self._run(self._standalone, (True, True, True), nodes, True)
 
     def mesh_padded(self, padded, emit_upper=(True, True, True)):
