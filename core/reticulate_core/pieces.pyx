@@ -6,8 +6,7 @@ A row of a region may hold several runs of cells.  Two runs of consecutive
 rows that overlap each other and nothing else there chain into one piece;
 every other overlap of a run with a run of the row below is a cut along
 their row line, across the overlap.  Each piece, one run per row, is traced
-from its runs' ends (``trace.trace_runs``) and woven by ``weave.weave_cycle``
-or ``weave.weave_runs``.
+from its runs' ends (``trace.trace_runs``) and woven by ``weave.weave_runs``.
 
 A cut runs along a row line between two points of the region's boundary,
 and no point inside it is in S: the four cells around such a point are
@@ -32,7 +31,7 @@ from reticulate_core.chunk_state cimport State, ret_clz32, ret_ctz32, single_run
 from reticulate_core.trace cimport trace_runs
 from reticulate_core.vertices cimport _face, _straight_in_s
 from reticulate_core.voxel_rows cimport ret_transpose32
-from reticulate_core.weave cimport weave_cycle, weave_runs
+from reticulate_core.weave cimport weave_runs
 
 cdef enum:
     MAX_RUNS = 16 * 32      # runs of a region: at most 16 per row of 32 cells
@@ -67,7 +66,7 @@ cdef inline bint _single_runs(State* st) noexcept nogil:
 cdef inline bint _weave_piece(State* st, int a, int positive, uint16_t material) noexcept nogil:
     """Trace and weave the piece of single-run rows st.rv0..st.rv1 (runs in st)."""
     trace_runs(st)
-    return weave_cycle(st, 0, a, positive, material) or weave_runs(st, a, positive, material)
+    return weave_runs(st, a, positive, material)
 
 
 cdef bint _weave_cut_pieces(State* st, int a, int positive, uint16_t material) noexcept nogil:

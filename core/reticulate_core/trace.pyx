@@ -145,23 +145,16 @@ cdef void trace_runs(State* st) noexcept nogil:
     (from the lower left corner on counter-clockwise, that corner last),
     and the cut nodes of its row lines into st (see State).  No cell walk:
     the rows' ends give the turns, and only straight points need S tests.
-    Overlapping single-run rows bound one simple cycle; its local minima in
-    order (v, u) are the lower left corner and one per row whose left or
-    right end is left of the row below's, in order (v, -u) the lower right
-    corner and one per row whose end is right of the row below's."""
-    cdef int v, v0 = st.rv0, v1 = st.rv1, last = -1, lower_right
-    cdef int minima = 1, mminima = 1
+    Overlapping single-run rows bound one simple cycle.  No cycle is
+    recorded (st.n_cycles is 0): weave.weave_runs reads the pool as is."""
+    cdef int v, v0 = st.rv0, v1 = st.rv1, last = -1
     cdef int* lo = st.run_lo
     cdef int* hi = st.run_hi
     st.n_nodes = 0
     st.n_cycles = 0
-    for v in range(v0 + 1, v1 + 1):
-        minima += (lo[v] < lo[v - 1]) + (hi[v] < hi[v - 1])
-        mminima += (lo[v] > lo[v - 1]) + (hi[v] > hi[v - 1])
     # lower side, then the right ends going up
     _side(st, lo[v0] + 1, v0, hi[v0] - lo[v0] - 1, 0, &last)
     _turn(st, hi[v0], v0, &last)
-    lower_right = last
     for v in range(v0, v1):
         st.cut_end[v + 1] = _step(st, hi[v], v + 1, hi[v + 1], 1, &last, True)
     # upper side, then the left ends going down
@@ -173,7 +166,6 @@ cdef void trace_runs(State* st) noexcept nogil:
     _turn(st, lo[v0], v0, &last)
     st.nnext[last] = 0
     st.nprev[0] = last
-    _record_cycle(st, 0, st.n_nodes, last, minima, lower_right, mminima)
 
 
 cdef int trace_region(State* st) noexcept nogil:

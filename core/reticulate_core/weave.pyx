@@ -410,8 +410,9 @@ cdef bint weave_runs(State* st, int a, int positive, uint16_t material) noexcept
     """Weave the cycle of trace.trace_runs, a region whose rows are single
     runs.  Its two sides rise row line by row line, so it is monotone in
     the sweep order that takes each row line by u or by -u as the steps of
-    its ends there need (_orders), except at a row line where one end steps
-    left and the other right.  There it is cut along the row line, across the
+    its ends there need (_orders; a region monotone in (v, u) or (v, -u)
+    is so too), except at a row line where one end steps left and the
+    other right.  There it is cut along the row line, across the
     overlap of the two rows, from node to node (both ends of such a step
     turn), into pieces of whole rows.  The cuts are diagonals, so the
     region gets B - 2 chi triangles.  False, emitting nothing and leaving
@@ -429,8 +430,8 @@ cdef bint weave_runs(State* st, int a, int positive, uint16_t material) noexcept
             cuts[n_cuts] = y
             n_cuts += 1
     if n_cuts == 0:
-        # one piece, its lowest node the lower left corner (row line rv0 is taken by u)
-        return weave_monotone(st, st.cyc_low[0][0], n, mirror_rows, a, positive, material)
+        # one piece, its lowest node the lower left corner, traced last (row line rv0 is taken by u)
+        return weave_monotone(st, n - 1, n, mirror_rows, a, positive, material)
     if n + 2 * n_cuts > POOL:
         return False
     memcpy(st.traced_next, st.nnext, n * sizeof(int))
