@@ -127,6 +127,17 @@ def test_small_structures_anywhere_in_the_chunk(small, offset):
     check_chunk(f"small grid {small.tolist()} at {offset}", grid, max_excess=allowed_excess(grid))
 
 
+def studded_on_any_axis(draw, grid, layer):
+    """A plate in slab ``layer`` of axis 0 of grid with up to 12 studs beside
+    it (they put points of S on its sides), turned onto a drawn axis."""
+    for _ in range(draw(st.integers(0, 12))):
+        x = draw(st.sampled_from([layer - 1, layer + 1]))
+        y, z = draw(st.integers(0, 31)), draw(st.integers(0, 31))
+        if 0 <= x < 32:
+            grid[x, y, z] = draw(st.integers(1, 3))
+    return np.ascontiguousarray(np.moveaxis(grid, 0, draw(st.integers(0, 2))))
+
+
 @st.composite
 def single_run_plates(draw):
     """A one-voxel plate whose rows are single overlapping runs (discs,
@@ -149,12 +160,7 @@ def single_run_plates(draw):
     material = draw(st.integers(1, 3))
     for v, (lo, hi) in enumerate(rows):
         grid[layer, lo:hi, v0 + v] = material
-    for _ in range(draw(st.integers(0, 12))):
-        x = draw(st.sampled_from([layer - 1, layer + 1]))
-        y, z = draw(st.integers(0, 31)), draw(st.integers(0, 31))
-        if 0 <= x < 32:
-            grid[x, y, z] = draw(st.integers(1, 3))
-    return np.ascontiguousarray(np.moveaxis(grid, 0, draw(st.integers(0, 2))))
+    return studded_on_any_axis(draw, grid, layer)
 
 
 @settings(max_examples=examples(400))
@@ -183,12 +189,7 @@ def notched_plates(draw):
     layer = draw(st.integers(0, 31))
     grid = np.zeros((32, 32, 32), np.uint16)
     grid[layer] = cells * np.uint16(draw(st.integers(1, 3)))
-    for _ in range(draw(st.integers(0, 12))):
-        x = draw(st.sampled_from([layer - 1, layer + 1]))
-        y, z = draw(st.integers(0, 31)), draw(st.integers(0, 31))
-        if 0 <= x < 32:
-            grid[x, y, z] = draw(st.integers(1, 3))
-    return np.ascontiguousarray(np.moveaxis(grid, 0, draw(st.integers(0, 2))))
+    return studded_on_any_axis(draw, grid, layer)
 
 
 @settings(max_examples=examples(300))
