@@ -43,11 +43,11 @@ cdef inline bint _in(uint32_t row, int u) noexcept nogil:
 
 
 cdef inline bint _end_is_node(State* st, uint32_t across, int end, int inside, int y) noexcept nogil:
-    """Whether the end of a piece's run at lattice point (end, y), its cell
-    inside (end or end - 1) in the run and its cell outside beyond the end,
-    is a node of the region, row `across` on the other side of row line y:
-    a turn, unless that row goes on straight (inside in, outside out); then
-    a node only if the point is in S."""
+    """Whether the end of a piece's run at lattice point (end, y) is a node
+    of the region: a turn, unless the row `across`, on the other side of
+    row line y, goes on straight past it (it holds the run's cell `inside`
+    there, end or end - 1, and not the cell beyond); then only if the point
+    is in S."""
     cdef int outside = 2 * end - 1 - inside
     if _in(across, inside) and not _in(across, outside):
         return _straight_in_s(st, end, y, 1)

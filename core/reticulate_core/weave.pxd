@@ -1,5 +1,6 @@
 # C-level contract of the weavers (see weave.pyx); st holds the cycles that
-# trace.trace_region found for a region of layer L on axis a.
+# trace.trace_region (or the cycle trace.trace_runs) found for a region of
+# layer L on axis a.
 from libc.stdint cimport uint16_t, uint64_t
 
 from reticulate_core.chunk_state cimport State
