@@ -6,7 +6,9 @@ A row of a region may hold several runs of cells.  Two runs of consecutive
 rows that overlap each other and nothing else there chain into one piece;
 every other overlap of a run with a run of the row below is a cut along
 their row line, across the overlap.  Each piece, one run per row, is traced
-from its runs' ends (``trace.trace_runs``) and woven by ``weave.weave_runs``.
+from its runs' ends and woven in a sweep order chosen per row line
+(``trace.trace_runs_in_order`` and ``weave.weave_sweep``, or
+``trace.trace_runs`` and ``weave.weave_runs`` when it must be cut).
 
 A cut runs along a row line between two points of the region's boundary,
 and no point inside it is in S: the four cells around such a point are
@@ -28,10 +30,10 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from reticulate_core.chunk_state cimport State, ret_clz32, ret_ctz32, single_run
-from reticulate_core.trace cimport trace_runs
+from reticulate_core.trace cimport trace_runs, trace_runs_in_order
 from reticulate_core.vertices cimport _face, _straight_in_s
 from reticulate_core.voxel_rows cimport ret_transpose32
-from reticulate_core.weave cimport weave_runs
+from reticulate_core.weave cimport run_orders, weave_runs, weave_sweep
 
 cdef enum:
     MAX_RUNS = 16 * 32      # runs of a region: at most 16 per row of 32 cells
@@ -64,9 +66,17 @@ cdef inline bint _single_runs(State* st) noexcept nogil:
 
 
 cdef inline bint _weave_piece(State* st, int a, int positive, uint16_t material) noexcept nogil:
-    """Trace and weave the piece of single-run rows st.rv0..st.rv1 (runs in st)."""
+    """Trace and weave the piece of single-run rows st.rv0..st.rv1 (runs in
+    st): straight in sweep order when one order suits all its row lines,
+    else as a cycle cut along the row lines that conflict."""
+    cdef int cuts[32]
+    cdef uint64_t mirror_rows
+    cdef int n_cuts = run_orders(st, &mirror_rows, cuts)
+    if n_cuts == 0:
+        trace_runs_in_order(st, mirror_rows)
+        return weave_sweep(st, st.n_nodes, a, positive, material)
     trace_runs(st)
-    return weave_runs(st, a, positive, material)
+    return weave_runs(st, mirror_rows, cuts, n_cuts, a, positive, material)
 
 
 cdef bint _weave_cut_pieces(State* st, int a, int positive, uint16_t material) noexcept nogil:

@@ -4,7 +4,8 @@
 ``trace_region`` walks the boundary of st.region into cycles of polygon
 nodes: the points where the boundary turns and its points in S.
 ``trace_runs`` finds the same cycle of a region whose rows are single runs
-from the runs' ends, with no cell walk.  The weavers of weave.pyx
+from the runs' ends, with no cell walk, and ``trace_runs_in_order`` its
+nodes straight in the sweep order of the monotone weaver.  The weavers of weave.pyx
 triangulate these cycles.
 """
 from libc.stdint cimport uint32_t, uint64_t
@@ -166,6 +167,63 @@ cdef void trace_runs(State* st) noexcept nogil:
     _turn(st, lo[v0], v0, &last)
     st.nnext[last] = 0
     st.nprev[0] = last
+
+
+cdef inline void _sweep_node(State* st, int pu, int pv, int chain) noexcept nogil:
+    """Node st.n_nodes at (pu, pv), next in sweep order, on chain `chain`; the pool has room."""
+    cdef int k = st.n_nodes
+    st.nu[k] = pu
+    st.nv[k] = pv
+    st.nvert[k] = _weld(st, pu, pv)
+    st.sweep[k] = k
+    st.chain[k] = chain
+    st.n_nodes += 1
+
+
+cdef inline void _sweep_step(State* st, int pu, int to, int pv, int d, int chain) noexcept nogil:
+    """The nodes of the boundary along row line v = pv from corner (pu, pv)
+    to corner (to, pv), in that order, or, when to == pu, of the straight
+    point (pu, pv) on a side in direction d, next in sweep order."""
+    cdef int step
+    if to == pu:
+        if _straight_in_s(st, pu, pv, d):
+            _sweep_node(st, pu, pv, chain)
+        return
+    _sweep_node(st, pu, pv, chain)
+    step = 1 if to > pu else -1
+    pu += step
+    while pu != to:
+        if _straight_in_s(st, pu, pv, 0):
+            _sweep_node(st, pu, pv, chain)
+        pu += step
+    _sweep_node(st, to, pv, chain)
+
+
+cdef void trace_runs_in_order(State* st, uint64_t mirror_rows) noexcept nogil:
+    """The nodes of a region whose rows rv0..rv1 are single runs (in st),
+    no row line's steps conflicting (weave.run_orders), straight into
+    sweep order for weave.weave_sweep: by row line, each taken by u or, where
+    mirror_rows has its bit, by -u.  The lower side comes first (its lower
+    left corner lowest, the rest on the right chain 0), then each row line's
+    step of the left ends (chain 1) and of the right ends (chain 0), then
+    the upper side (chain 1, its upper right corner highest).  The same
+    nodes as trace_runs, with no links: where the left end steps right
+    (by u) or left (by -u), so does the right end, so each chain's step is
+    in order."""
+    cdef int y, v0 = st.rv0, v1 = st.rv1
+    cdef int* lo = st.run_lo
+    cdef int* hi = st.run_hi
+    st.n_nodes = 0
+    st.n_cycles = 0
+    _sweep_step(st, lo[v0], hi[v0], v0, 0, 0)
+    for y in range(v0 + 1, v1 + 1):
+        if (mirror_rows >> y) & 1:
+            _sweep_step(st, hi[y - 1], hi[y], y, 1, 0)
+            _sweep_step(st, lo[y - 1], lo[y], y, 3, 1)
+        else:
+            _sweep_step(st, lo[y - 1], lo[y], y, 3, 1)
+            _sweep_step(st, hi[y - 1], hi[y], y, 1, 0)
+    _sweep_step(st, lo[v1], hi[v1], v1 + 1, 0, 1)
 
 
 cdef int trace_region(State* st) noexcept nogil:

@@ -14,11 +14,18 @@ cdef bint weave_monotone(State* st, int low, int n, uint64_t mirror_rows,
 # weave_monotone on traced cycle c in whichever sweep order it is monotone;
 # False, emitting nothing, when neither order weaves it.
 cdef bint weave_cycle(State* st, int c, int a, int positive, uint16_t material) noexcept nogil
-# Triangulate the cycle of trace.trace_runs (rows of single runs) in
-# per-row-line sweep orders, cut along row lines where they conflict;
-# False, emitting nothing and leaving the cycle as traced, when a piece does
-# not weave.
-cdef bint weave_runs(State* st, int a, int positive, uint16_t material) noexcept nogil
+# weave_monotone's triangles from n nodes already in sweep order in st.sweep,
+# their chains in st.chain; False, emitting nothing, at a degenerate triangle.
+cdef bint weave_sweep(State* st, int n, int a, int positive, uint16_t material) noexcept nogil
+# The per-row-line sweep order of a region of single-run rows (bit y of
+# mirror_rows[0]: row line y by -u) and the row lines no order suits, into
+# cuts; their number.
+cdef int run_orders(State* st, uint64_t* mirror_rows, int* cuts) noexcept nogil
+# Triangulate the cycle of trace.trace_runs (rows of single runs) in the
+# order of mirror_rows, cut along the n_cuts row lines cuts; False, emitting
+# nothing and leaving the cycle as traced, when a piece does not weave.
+cdef bint weave_runs(State* st, uint64_t mirror_rows, const int* cuts, int n_cuts,
+                     int a, int positive, uint16_t material) noexcept nogil
 # Triangulate traced cycles (outer and holes, pinch points too) cut into
 # monotone pieces; False, emitting nothing and leaving the cycles as traced,
 # only when a guard fails (then the mesher reports an internal error).

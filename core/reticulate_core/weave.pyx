@@ -9,9 +9,10 @@ traced first (``trace.trace_runs``, for the pieces of single-run rows of
 pieces.pyx, or ``trace.trace_region``) and its cycles of polygon nodes
 woven: ``weave_monotone`` weaves one cycle
 monotone in sweep order (v, u) (``weave_cycle`` tries the mirrored order
-(v, -u) too); ``weave_runs`` weaves a region whose rows are single runs
-in an order that takes each row line by u or by -u, as its steps there
-need, cut along the row lines where they conflict;
+(v, -u) too; ``weave_sweep`` weaves nodes already in sweep order);
+``weave_runs`` weaves a region whose rows are single runs in an order that
+takes each row line by u or by -u, as its steps there need
+(``run_orders``), cut along the row lines where they conflict;
 ``weave_partitioned`` first cuts any cycles into monotone pieces by a
 sweep that also takes holes and pinch points.
 """
@@ -120,10 +121,7 @@ cdef bint weave_monotone(State* st, int low, int n, uint64_t mirror_rows,
     a key (a pinch point repeats a position) or a triangle would be
     degenerate.
     """
-    cdef int k, i, j, m, top, last, node, key_i, key_j
-    cdef int first_triangle = st.n_triangles
-    cdef bint convex
-    cdef int64_t turn
+    cdef int i, j, m, key_i, key_j
     # merge the two rising chains into sweep order
     st.sweep[0] = low
     i = st.nnext[low]
@@ -148,6 +146,18 @@ cdef bint weave_monotone(State* st, int low, int n, uint64_t mirror_rows,
     if m != n - 1:
         return False
     st.sweep[m] = i       # the highest node
+    return weave_sweep(st, n, a, positive, material)
+
+
+cdef bint weave_sweep(State* st, int n, int a, int positive, uint16_t material) noexcept nogil:
+    """weave_monotone's triangles from its n nodes in sweep order,
+    st.sweep[0..n - 1], the lowest first and the highest last, each but
+    those two of chain st.chain[m] (0: right, 1: left); False, having
+    emitted nothing, when a triangle would be degenerate."""
+    cdef int k, m, top, last, node
+    cdef int first_triangle = st.n_triangles
+    cdef bint convex
+    cdef int64_t turn
     st.reflex[0] = 0
     st.reflex[1] = 1
     top = 2
@@ -406,32 +416,39 @@ cdef inline int _orders(State* st, int y) noexcept nogil:
     return (1 if lo >= 0 and hi >= 0 else 0) | (2 if lo <= 0 and hi <= 0 else 0)
 
 
-cdef bint weave_runs(State* st, int a, int positive, uint16_t material) noexcept nogil:
-    """Weave the cycle of trace.trace_runs, a region whose rows are single
-    runs.  Its two sides rise row line by row line, so it is monotone in
-    the sweep order that takes each row line by u or by -u as the steps of
-    its ends there need (_orders; a region monotone in (v, u) or (v, -u)
-    is so too), except at a row line where one end steps left and the
-    other right.  There it is cut along the row line, across the
-    overlap of the two rows, from node to node (both ends of such a step
-    turn), into pieces of whole rows.  The cuts are diagonals, so the
-    region gets B - 2 chi triangles.  False, emitting nothing and leaving
-    the cycle as traced, when a piece does not weave."""
-    cdef int n = st.n_nodes, first_triangle = st.n_triangles, y, t, orders, n_cuts = 0
-    cdef int cuts[32]
-    cdef uint64_t mirror_rows = 0
+cdef int run_orders(State* st, uint64_t* mirror_rows, int* cuts) noexcept nogil:
+    """The sweep order of a region whose rows rv0..rv1 are single runs (in
+    st): bit y of mirror_rows[0] set where row line y is taken by -u, as
+    the steps of the runs' ends there need (_orders), into mirror_rows[0];
+    the row lines where one end steps left and the other right, which no
+    order suits, into cuts; their number."""
+    cdef int y, orders, n_cuts = 0
+    mirror_rows[0] = 0
     for y in range(st.rv0 + 1, st.rv1 + 1):
         orders = _orders(st, y)
         if orders == 2:
-            mirror_rows |= (<uint64_t>1) << y
+            mirror_rows[0] |= (<uint64_t>1) << y
         elif orders == 0:
-            if st.cut_start[y] < 0 or st.cut_end[y] < 0:
-                return False        # never: both ends turn
             cuts[n_cuts] = y
             n_cuts += 1
-    if n_cuts == 0:
-        # one piece, its lowest node the lower left corner, traced last (row line rv0 is taken by u)
-        return weave_monotone(st, n - 1, n, mirror_rows, a, positive, material)
+    return n_cuts
+
+
+cdef bint weave_runs(State* st, uint64_t mirror_rows, const int* cuts, int n_cuts,
+                     int a, int positive, uint16_t material) noexcept nogil:
+    """Weave the cycle of trace.trace_runs, a region whose rows are single
+    runs, with n_cuts row lines cuts where no order suits its steps
+    (run_orders).  Its two sides rise row line by row line, so between
+    those lines it is monotone in the sweep order of mirror_rows.  It is
+    cut along each of them, across the overlap of the two rows, from node
+    to node (both ends of such a step turn), into pieces of whole rows.
+    The cuts are diagonals, so the region gets B - 2 chi triangles.  False,
+    emitting nothing and leaving the cycle as traced, when a piece does not
+    weave."""
+    cdef int n = st.n_nodes, first_triangle = st.n_triangles, t
+    for t in range(n_cuts):
+        if st.cut_start[cuts[t]] < 0 or st.cut_end[cuts[t]] < 0:
+            return False        # never: both ends turn
     if n + 2 * n_cuts > POOL:
         return False
     memcpy(st.traced_next, st.nnext, n * sizeof(int))
