@@ -5,8 +5,8 @@
 nodes: the points where the boundary turns and its points in S.
 ``trace_runs`` finds the same cycle of a region whose rows are single runs
 from the runs' ends, with no cell walk, and ``trace_runs_in_order`` its
-nodes straight in the sweep order of the monotone weaver.  The weavers of weave.pyx
-triangulate these cycles.
+nodes straight in the sweep order of the monotone weaver.  The weavers of
+weave.pyx triangulate these cycles.
 """
 from libc.stdint cimport uint32_t, uint64_t
 

@@ -4,10 +4,10 @@
 A region is triangulated with no vertex but its nodes, so it gets exactly
 B - 2 chi triangles (DESIGN.md, guarantee 3).  ``weave_rectangle`` weaves
 a rectangle with no node inside two opposite sides (a strip one cell wide
-among them) straight from its row masks.  Any other region is
-traced first (``trace.trace_runs``, for the pieces of single-run rows of
-pieces.pyx, or ``trace.trace_region``) and its cycles of polygon nodes
-woven: ``weave_monotone`` weaves one cycle
+among them) straight from its row masks.  Any other region is traced
+first (``trace.trace_runs`` or ``trace.trace_runs_in_order`` for the pieces
+of single-run rows of pieces.pyx, else ``trace.trace_region``) and its
+cycles of polygon nodes woven: ``weave_monotone`` weaves one cycle
 monotone in sweep order (v, u) (``weave_cycle`` tries the mirrored order
 (v, -u) too; ``weave_sweep`` weaves nodes already in sweep order);
 ``weave_runs`` weaves a region whose rows are single runs in an order that
@@ -410,8 +410,8 @@ cdef bint _weave_pieces(State* st, int n, int first_triangle, uint64_t mirror_ro
 
 cdef inline int _orders(State* st, int y) noexcept nogil:
     """The ways (bit 0: by u, bit 1: by -u) of taking row line y's points
-    in which the step of a traced one-run region's ends there adds no local
-    minimum: ends moving right need u, ends moving left -u."""
+    in which the step there of the ends of a region of single-run rows (in
+    st) adds no local minimum: ends moving right need u, ends moving left -u."""
     cdef int lo = st.run_lo[y] - st.run_lo[y - 1], hi = st.run_hi[y] - st.run_hi[y - 1]
     return (1 if lo >= 0 and hi >= 0 else 0) | (2 if lo <= 0 and hi <= 0 else 0)
 
