@@ -130,13 +130,9 @@ cdef struct State:
     uint64_t edges[4][33]        # bit u of edges[d][v]: boundary edge leaving point (u, v) in direction d
     int rv0, rv1
     # a region (or a piece of one, pieces.pyx) whose rows are single runs
-    # (trace.trace_runs): row v is cells run_lo[v]..run_hi[v] - 1, and on
-    # row line y (between rows y - 1 and y) the overlap of the two rows runs
-    # from node cut_start[y] to node cut_end[y] (-1 where that end is no node)
+    # (trace.trace_runs_in_order): row v is cells run_lo[v]..run_hi[v] - 1
     int run_lo[32]
     int run_hi[32]
-    int cut_start[33]
-    int cut_end[33]
     # polygon node pool
     int nu[POOL]
     int nv[POOL]

@@ -6,9 +6,9 @@ A row of a region may hold several runs of cells.  Two runs of consecutive
 rows that overlap each other and nothing else there chain into one piece;
 every other overlap of a run with a run of the row below is a cut along
 their row line, across the overlap.  Each piece, one run per row, is traced
-from its runs' ends and woven in a sweep order chosen per row line
-(``trace.trace_runs_in_order`` and ``weave.weave_sweep``, or
-``trace.trace_runs`` and ``weave.weave_runs`` when it must be cut).
+from its runs' ends straight into a sweep order chosen per row line and
+woven (``trace.trace_runs_in_order`` and ``weave.weave_sweep``), sub-piece
+by sub-piece when it must be cut at row lines no order suits.
 
 A cut runs along a row line between two points of the region's boundary,
 and no point inside it is in S: the four cells around such a point are
@@ -30,10 +30,10 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from reticulate_core.chunk_state cimport State, ret_clz32, ret_ctz32, single_run
-from reticulate_core.trace cimport trace_runs, trace_runs_in_order
+from reticulate_core.trace cimport trace_runs_in_order
 from reticulate_core.vertices cimport _face, _straight_in_s
 from reticulate_core.voxel_rows cimport ret_transpose32
-from reticulate_core.weave cimport run_orders, weave_runs, weave_sweep
+from reticulate_core.weave cimport run_orders, weave_sweep
 
 cdef enum:
     MAX_RUNS = 16 * 32      # runs of a region: at most 16 per row of 32 cells
@@ -67,16 +67,21 @@ cdef inline bint _single_runs(State* st) noexcept nogil:
 
 cdef inline bint _weave_piece(State* st, int a, int positive, uint16_t material) noexcept nogil:
     """Trace and weave the piece of single-run rows st.rv0..st.rv1 (runs in
-    st): straight in sweep order when one order suits all its row lines,
-    else as a cycle cut along the row lines that conflict."""
-    cdef int cuts[32]
+    st) straight in sweep order, cut along the row lines no one order suits
+    (weave.run_orders) into sub-pieces woven one by one; False, having
+    emitted nothing, when one does not weave."""
+    cdef int cuts[33]
     cdef uint64_t mirror_rows
     cdef int n_cuts = run_orders(st, &mirror_rows, cuts)
-    if n_cuts == 0:
-        trace_runs_in_order(st, mirror_rows)
-        return weave_sweep(st, st.n_nodes, a, positive, material)
-    trace_runs(st)
-    return weave_runs(st, mirror_rows, cuts, n_cuts, a, positive, material)
+    cdef int first_triangle = st.n_triangles, v0 = st.rv0, t
+    cuts[n_cuts] = st.rv1 + 1
+    for t in range(n_cuts + 1):
+        trace_runs_in_order(st, mirror_rows, v0, cuts[t] - 1)
+        if not weave_sweep(st, st.n_nodes, a, positive, material):
+            st.n_triangles = first_triangle
+            return False
+        v0 = cuts[t]
+    return True
 
 
 cdef bint _weave_cut_pieces(State* st, int a, int positive, uint16_t material) noexcept nogil:

@@ -3,10 +3,10 @@
 
 ``trace_region`` walks the boundary of st.region into cycles of polygon
 nodes: the points where the boundary turns and its points in S.
-``trace_runs`` finds the same cycle of a region whose rows are single runs
-from the runs' ends, with no cell walk, and ``trace_runs_in_order`` its
-nodes straight in the sweep order of the monotone weaver.  The weavers of
-weave.pyx triangulate these cycles.
+``trace_runs_in_order`` finds the nodes of a region whose rows are single
+runs from the runs' ends, with no cell walk, straight in the sweep order of
+the monotone weaver, piece by piece between the row lines where it must be
+cut.  The weavers of weave.pyx triangulate them.
 """
 from libc.stdint cimport uint32_t, uint64_t
 
@@ -102,73 +102,6 @@ cdef void _close_cycle(State* st, int first, int last) noexcept nogil:
     _record_cycle(st, first, count, low, minima, mlow, mminima)
 
 
-cdef inline void _side(State* st, int pu, int pv, int n, int d, int* last) noexcept nogil:
-    """The n points of a straight side from (pu, pv) on in direction d that
-    are in S, as nodes after node last[0]."""
-    cdef int i
-    for i in range(n):
-        if _straight_in_s(st, pu, pv, d):
-            _append_node(st, pu, pv, last[0])
-            last[0] = st.n_nodes - 1
-        pu += ret_step_u(d)
-        pv += ret_step_v(d)
-
-
-cdef inline void _turn(State* st, int pu, int pv, int* last) noexcept nogil:
-    """A corner of the boundary (always a node) after node last[0]."""
-    _append_node(st, pu, pv, last[0])
-    last[0] = st.n_nodes - 1
-
-
-cdef inline int _step(State* st, int pu, int pv, int to, int d, int* last, bint lower_u) noexcept nogil:
-    """The boundary along row line v = pv from corner (pu, pv) to u = to
-    (direction 0 or 2 by the sign of to - pu), or, when to == pu, the
-    straight point (pu, pv) on a side in direction d: their nodes after
-    node last[0].  Returns the node at the lower u end of these points
-    (the higher if not lower_u), or -1 when that point is no node."""
-    cdef int first = st.n_nodes
-    if to == pu:
-        _side(st, pu, pv, 1, d, last)
-        return first if st.n_nodes > first else -1
-    _turn(st, pu, pv, last)
-    if to > pu:
-        _side(st, pu + 1, pv, to - pu - 1, 0, last)
-    else:
-        _side(st, pu - 1, pv, pu - to - 1, 2, last)
-    _turn(st, to, pv, last)
-    return first if (to > pu) == lower_u else st.n_nodes - 1
-
-
-cdef void trace_runs(State* st) noexcept nogil:
-    """The cycle of a region whose rows rv0..rv1 are the single runs of
-    cells st.run_lo[v]..st.run_hi[v] - 1, each overlapping the next, into
-    the empty node pool, the nodes as trace_region's cell walk finds them
-    (from the lower left corner on counter-clockwise, that corner last),
-    and the cut nodes of its row lines into st (see State).  No cell walk:
-    the rows' ends give the turns, and only straight points need S tests.
-    Overlapping single-run rows bound one simple cycle.  No cycle is
-    recorded (st.n_cycles is 0): weave.weave_runs reads the pool as is."""
-    cdef int v, v0 = st.rv0, v1 = st.rv1, last = -1
-    cdef int* lo = st.run_lo
-    cdef int* hi = st.run_hi
-    st.n_nodes = 0
-    st.n_cycles = 0
-    # lower side, then the right ends going up
-    _side(st, lo[v0] + 1, v0, hi[v0] - lo[v0] - 1, 0, &last)
-    _turn(st, hi[v0], v0, &last)
-    for v in range(v0, v1):
-        st.cut_end[v + 1] = _step(st, hi[v], v + 1, hi[v + 1], 1, &last, True)
-    # upper side, then the left ends going down
-    _turn(st, hi[v1], v1 + 1, &last)
-    _side(st, hi[v1] - 1, v1 + 1, hi[v1] - lo[v1] - 1, 2, &last)
-    _turn(st, lo[v1], v1 + 1, &last)
-    for v in range(v1, v0, -1):
-        st.cut_start[v] = _step(st, lo[v], v, lo[v - 1], 3, &last, False)
-    _turn(st, lo[v0], v0, &last)
-    st.nnext[last] = 0
-    st.nprev[0] = last
-
-
 cdef inline void _sweep_node(State* st, int pu, int pv, int chain) noexcept nogil:
     """Node st.n_nodes at (pu, pv), next in sweep order, on chain `chain`; the pool has room."""
     cdef int k = st.n_nodes
@@ -180,16 +113,14 @@ cdef inline void _sweep_node(State* st, int pu, int pv, int chain) noexcept nogi
     st.n_nodes += 1
 
 
-cdef inline void _sweep_step(State* st, int pu, int to, int pv, int d, int chain) noexcept nogil:
-    """The nodes of the boundary along row line v = pv from corner (pu, pv)
-    to corner (to, pv), in that order, or, when to == pu, of the straight
-    point (pu, pv) on a side in direction d, next in sweep order."""
+cdef inline void _sweep_span(State* st, int pu, int to, int pv, int chain) noexcept nogil:
+    """The nodes of row line v = pv from corner (pu, pv) to corner (to, pv)
+    (one node when to == pu), the straight points between them that are
+    in S included, in that order, next in sweep order."""
     cdef int step
-    if to == pu:
-        if _straight_in_s(st, pu, pv, d):
-            _sweep_node(st, pu, pv, chain)
-        return
     _sweep_node(st, pu, pv, chain)
+    if to == pu:
+        return
     step = 1 if to > pu else -1
     pu += step
     while pu != to:
@@ -199,23 +130,51 @@ cdef inline void _sweep_step(State* st, int pu, int to, int pv, int d, int chain
     _sweep_node(st, to, pv, chain)
 
 
-cdef void trace_runs_in_order(State* st, uint64_t mirror_rows) noexcept nogil:
-    """The nodes of a region whose rows rv0..rv1 are single runs (in st),
-    no row line's steps conflicting (weave.run_orders), straight into
-    sweep order for weave.weave_sweep: by row line, each taken by u or, where
+cdef inline void _sweep_step(State* st, int pu, int to, int pv, int d, int chain) noexcept nogil:
+    """_sweep_span of the boundary along row line v = pv from (pu, pv) to
+    (to, pv), or, when to == pu, the straight point (pu, pv) of a side in
+    direction d if it is in S."""
+    if to != pu:
+        _sweep_span(st, pu, to, pv, chain)
+    elif _straight_in_s(st, pu, pv, d):
+        _sweep_node(st, pu, pv, chain)
+
+
+cdef inline void _sweep_cut_side(State* st, int y, int row, int chain) noexcept nogil:
+    """The side on cut line y of the sub-piece holding row `row` (y: the
+    one above, y - 1: the one below), by u: row's run along the line, its
+    nodes the run's ends, the cut's ends (turns of the region) and the
+    boundary's straight points in S between them; the cut's inside has no
+    point of S (pieces.pyx)."""
+    cdef int cut_lo = max(st.run_lo[y - 1], st.run_lo[y])
+    cdef int cut_hi = min(st.run_hi[y - 1], st.run_hi[y])
+    _sweep_span(st, st.run_lo[row], cut_lo, y, chain)
+    _sweep_span(st, cut_hi, st.run_hi[row], y, chain)
+
+
+cdef void trace_runs_in_order(State* st, uint64_t mirror_rows, int v0, int v1) noexcept nogil:
+    """The nodes of the sub-piece of rows v0..v1 of a region whose rows
+    rv0..rv1 are single runs (in st), between its cut lines (or its ends)
+    v0 and v1 + 1 and with no conflicting row line between them
+    (weave.run_orders), into the empty node pool straight in sweep order
+    for weave.weave_sweep: by row line, each taken by u or, where
     mirror_rows has its bit, by -u.  The lower side comes first (its lower
-    left corner lowest, the rest on the right chain 0), then each row line's
-    step of the left ends (chain 1) and of the right ends (chain 0), then
-    the upper side (chain 1, its upper right corner highest).  The same
-    nodes as trace_runs, with no links: where the left end steps right
-    (by u) or left (by -u), so does the right end, so each chain's step is
-    in order."""
-    cdef int y, v0 = st.rv0, v1 = st.rv1
+    left corner lowest, the rest on the right chain 0), then each row
+    line's step of the left ends (chain 1) and of the right ends (chain 0),
+    then the upper side (chain 1, its upper right corner highest).  No
+    links: where the left end steps right (by u) or left (by -u), so does
+    the right end, so each chain's step is in order.  A cut, across the
+    overlap of its two rows, joins two nodes of the region, so the
+    sub-pieces' triangles are the region's."""
+    cdef int y
     cdef int* lo = st.run_lo
     cdef int* hi = st.run_hi
     st.n_nodes = 0
     st.n_cycles = 0
-    _sweep_step(st, lo[v0], hi[v0], v0, 0, 0)
+    if v0 == st.rv0:
+        _sweep_span(st, lo[v0], hi[v0], v0, 0)
+    else:
+        _sweep_cut_side(st, v0, v0, 0)
     for y in range(v0 + 1, v1 + 1):
         if (mirror_rows >> y) & 1:
             _sweep_step(st, hi[y - 1], hi[y], y, 1, 0)
@@ -223,7 +182,10 @@ cdef void trace_runs_in_order(State* st, uint64_t mirror_rows) noexcept nogil:
         else:
             _sweep_step(st, lo[y - 1], lo[y], y, 3, 1)
             _sweep_step(st, hi[y - 1], hi[y], y, 1, 0)
-    _sweep_step(st, lo[v1], hi[v1], v1 + 1, 0, 1)
+    if v1 == st.rv1:
+        _sweep_span(st, lo[v1], hi[v1], v1 + 1, 1)
+    else:
+        _sweep_cut_side(st, v1 + 1, v1, 1)
 
 
 cdef int trace_region(State* st) noexcept nogil:

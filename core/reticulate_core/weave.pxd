@@ -1,6 +1,6 @@
 # C-level contract of the weavers (see weave.pyx); st holds the cycles that
-# trace.trace_region (or the cycle trace.trace_runs) found for a region of
-# layer L on axis a.
+# trace.trace_region found for a region of layer L on axis a (or the nodes
+# trace.trace_runs_in_order put in sweep order).
 from libc.stdint cimport uint16_t, uint64_t
 
 from reticulate_core.chunk_state cimport State
@@ -21,11 +21,6 @@ cdef bint weave_sweep(State* st, int n, int a, int positive, uint16_t material) 
 # mirror_rows[0]: row line y by -u) and the row lines no order suits, into
 # cuts; their number.
 cdef int run_orders(State* st, uint64_t* mirror_rows, int* cuts) noexcept nogil
-# Triangulate the cycle of trace.trace_runs (rows of single runs) in the
-# order of mirror_rows, cut along the n_cuts row lines cuts; False, emitting
-# nothing and leaving the cycle as traced, when a piece does not weave.
-cdef bint weave_runs(State* st, uint64_t mirror_rows, const int* cuts, int n_cuts,
-                     int a, int positive, uint16_t material) noexcept nogil
 # Triangulate traced cycles (outer and holes, pinch points too) cut into
 # monotone pieces; False, emitting nothing and leaving the cycles as traced,
 # only when a guard fails (then the mesher reports an internal error).

@@ -5,14 +5,13 @@ A region is triangulated with no vertex but its nodes, so it gets exactly
 B - 2 chi triangles (DESIGN.md, guarantee 3).  ``weave_rectangle`` weaves
 a rectangle with no node inside two opposite sides (a strip one cell wide
 among them) straight from its row masks.  Any other region is traced
-first (``trace.trace_runs`` or ``trace.trace_runs_in_order`` for the pieces
-of single-run rows of pieces.pyx, else ``trace.trace_region``) and its
-cycles of polygon nodes woven: ``weave_monotone`` weaves one cycle
-monotone in sweep order (v, u) (``weave_cycle`` tries the mirrored order
-(v, -u) too; ``weave_sweep`` weaves nodes already in sweep order);
-``weave_runs`` weaves a region whose rows are single runs in an order that
-takes each row line by u or by -u, as its steps there need
-(``run_orders``), cut along the row lines where they conflict;
+first (``trace.trace_runs_in_order`` for the pieces of single-run rows of
+pieces.pyx, else ``trace.trace_region``) and its nodes woven:
+``weave_monotone`` weaves one cycle monotone in sweep order (v, u)
+(``weave_cycle`` tries the mirrored order (v, -u) too); ``weave_sweep``
+weaves nodes already in sweep order, as ``trace_runs_in_order`` writes
+them in the order ``run_orders`` finds (each row line by u or by -u, as
+the runs' steps there need; cut along the row lines where they conflict);
 ``weave_partitioned`` first cuts any cycles into monotone pieces by a
 sweep that also takes holes and pinch points.
 """
@@ -385,11 +384,11 @@ cdef inline int _lowest(State* st, int head, uint64_t mirror_rows, int* minima, 
     return low
 
 
-cdef bint _weave_pieces(State* st, int n, int first_triangle, uint64_t mirror_rows,
+cdef bint _weave_pieces(State* st, int n, int first_triangle,
                         int a, int positive, uint16_t material) noexcept nogil:
     """Weave every cycle of the node pool, which holds the n traced nodes
     and the copies the cuts made, in a sweep order where it is monotone:
-    that of mirror_rows, else its mirror image.  False, with the traced
+    (v, u), else (v, -u).  False, with the traced
     cycles back (_undo_partition), when a cycle is monotone in neither or
     does not weave."""
     cdef int head, low, count, minima
@@ -398,10 +397,10 @@ cdef bint _weave_pieces(State* st, int n, int first_triangle, uint64_t mirror_ro
     for head in range(st.n_nodes):
         if st.woven[head]:
             continue
-        order = mirror_rows
+        order = 0
         low = _lowest(st, head, order, &minima, &count)
         if minima != 1:
-            order = ~mirror_rows
+            order = ALL_ROWS
             low = _lowest(st, head, order, &minima, &count)
         if minima != 1 or not weave_monotone(st, low, count, order, a, positive, material):
             return _undo_partition(st, n, first_triangle)
@@ -434,31 +433,6 @@ cdef int run_orders(State* st, uint64_t* mirror_rows, int* cuts) noexcept nogil:
     return n_cuts
 
 
-cdef bint weave_runs(State* st, uint64_t mirror_rows, const int* cuts, int n_cuts,
-                     int a, int positive, uint16_t material) noexcept nogil:
-    """Weave the cycle of trace.trace_runs, a region whose rows are single
-    runs, with n_cuts row lines cuts where no order suits its steps
-    (run_orders).  Its two sides rise row line by row line, so between
-    those lines it is monotone in the sweep order of mirror_rows.  It is
-    cut along each of them, across the overlap of the two rows, from node
-    to node (both ends of such a step turn), into pieces of whole rows.
-    The cuts are diagonals, so the region gets B - 2 chi triangles.  False,
-    emitting nothing and leaving the cycle as traced, when a piece does not
-    weave."""
-    cdef int n = st.n_nodes, first_triangle = st.n_triangles, t
-    for t in range(n_cuts):
-        if st.cut_start[cuts[t]] < 0 or st.cut_end[cuts[t]] < 0:
-            return False        # never: both ends turn
-    if n + 2 * n_cuts > POOL:
-        return False
-    memcpy(st.traced_next, st.nnext, n * sizeof(int))
-    memcpy(st.traced_prev, st.nprev, n * sizeof(int))
-    for t in range(n_cuts):
-        # cut_start -> cut_end bounds the piece above; the copies the piece below
-        _split(st, st.cut_start[cuts[t]], st.cut_end[cuts[t]])
-    return _weave_pieces(st, n, first_triangle, mirror_rows, a, positive, material)
-
-
 cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) noexcept nogil:
     """Weave the traced cycles (outer and holes) by cutting them into pieces
     monotone in sweep order (v, u) at the diagonals of an upward sweep, which
@@ -481,7 +455,7 @@ cdef bint weave_partitioned(State* st, int a, int positive, uint16_t material) n
         if x < 0 or y < 0:
             return _undo_partition(st, n, first_triangle)
         _split(st, x, y)
-    return _weave_pieces(st, n, first_triangle, 0, a, positive, material)
+    return _weave_pieces(st, n, first_triangle, a, positive, material)
 
 
 # ---------------------------------------------------------------- rectangles
