@@ -148,8 +148,12 @@ cdef struct State:
     int cyc_low[2][MAX_CYCLES]
     int cyc_minima[2][MAX_CYCLES]
     int n_cycles
-    # monotone weaving: nodes in sweep order, their chain, the reflex stack
+    # monotone weaving: nodes in sweep order (by index for the partition's
+    # sort; copied for weave.weave_sweep), their chain, the reflex stack
     int sweep[POOL]
+    int sweep_u[POOL]
+    int sweep_v[POOL]
+    int sweep_vert[POOL]
     uint8_t chain[POOL]
     int reflex[POOL]
     # monotone partition: node kinds and ranks, the sweep status (edges by tail node,

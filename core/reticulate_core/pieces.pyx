@@ -77,7 +77,7 @@ cdef inline bint _weave_piece(State* st, int a, int positive, uint16_t material)
     cuts[n_cuts] = st.rv1 + 1
     for t in range(n_cuts + 1):
         trace_runs_in_order(st, mirror_rows, v0, cuts[t] - 1)
-        if not weave_sweep(st, st.n_nodes, a, positive, material):
+        if not weave_sweep(st, st.n_nodes, st.nu, st.nv, st.nvert, a, positive, material):
             st.n_triangles = first_triangle
             return False
         v0 = cuts[t]

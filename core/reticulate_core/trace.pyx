@@ -108,7 +108,6 @@ cdef inline void _sweep_node(State* st, int pu, int pv, int chain) noexcept nogi
     st.nu[k] = pu
     st.nv[k] = pv
     st.nvert[k] = _weld(st, pu, pv)
-    st.sweep[k] = k
     st.chain[k] = chain
     st.n_nodes += 1
 

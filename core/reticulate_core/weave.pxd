@@ -14,9 +14,11 @@ cdef bint weave_monotone(State* st, int low, int n, uint64_t mirror_rows,
 # weave_monotone on traced cycle c in whichever sweep order it is monotone;
 # False, emitting nothing, when neither order weaves it.
 cdef bint weave_cycle(State* st, int c, int a, int positive, uint16_t material) noexcept nogil
-# weave_monotone's triangles from n nodes already in sweep order in st.sweep,
-# their chains in st.chain; False, emitting nothing, at a degenerate triangle.
-cdef bint weave_sweep(State* st, int n, int a, int positive, uint16_t material) noexcept nogil
+# weave_monotone's triangles from n nodes already in sweep order, node m at
+# (nu[m], nv[m]) with vertex vert[m] on chain st.chain[m]; False, emitting
+# nothing, at a degenerate triangle.
+cdef bint weave_sweep(State* st, int n, const int* nu, const int* nv, const int* vert,
+                      int a, int positive, uint16_t material) noexcept nogil
 # The per-row-line sweep order of a region of single-run rows (bit y of
 # mirror_rows[0]: row line y by -u) and the row lines no order suits, into
 # cuts; their number.

@@ -79,14 +79,15 @@ cdef int _split(State* st, int a, int b) noexcept nogil:
     return a2
 
 
-cdef inline bint _emit_ccw(State* st, int a, int positive, uint16_t material,
-                           int p, int q, int r) noexcept nogil:
-    """Emit nodes p, q, r counter-clockwise; False (nothing emitted) when they are collinear."""
-    cdef int64_t turn = _cross(st.nu[p], st.nv[p], st.nu[q], st.nv[q], st.nu[r], st.nv[r])
+cdef inline bint _emit_ccw(State* st, int a, int positive, uint16_t material, const int* nu,
+                           const int* nv, const int* vert, int p, int q, int r) noexcept nogil:
+    """Emit nodes p, q, r of arrays nu, nv, vert counter-clockwise; False
+    (nothing emitted) when they are collinear."""
+    cdef int64_t turn = _cross(nu[p], nv[p], nu[q], nv[q], nu[r], nv[r])
     if turn > 0:
-        _emit(st, a, positive, material, st.nvert[p], st.nvert[q], st.nvert[r])
+        _emit(st, a, positive, material, vert[p], vert[q], vert[r])
     elif turn < 0:
-        _emit(st, a, positive, material, st.nvert[p], st.nvert[r], st.nvert[q])
+        _emit(st, a, positive, material, vert[p], vert[r], vert[q])
     else:
         return False
     return True
@@ -95,6 +96,13 @@ cdef inline bint _emit_ccw(State* st, int a, int positive, uint16_t material,
 # sweep orders: bit y of mirror_rows set takes the points of row line v = y
 # by -u, else by u; (v, u) is no row line mirrored, (v, -u) all of them
 cdef uint64_t ALL_ROWS = ~(<uint64_t>0)
+
+
+cdef inline void _sweep_copy(State* st, int m, int k) noexcept nogil:
+    """Node k as node m in sweep order for weave_sweep."""
+    st.sweep_u[m] = st.nu[k]
+    st.sweep_v[m] = st.nv[k]
+    st.sweep_vert[m] = st.nvert[k]
 
 
 cdef inline int _sweep_key(State* st, int k, uint64_t mirror_rows) noexcept nogil:
@@ -122,7 +130,7 @@ cdef bint weave_monotone(State* st, int low, int n, uint64_t mirror_rows,
     """
     cdef int i, j, m, key_i, key_j
     # merge the two rising chains into sweep order
-    st.sweep[0] = low
+    _sweep_copy(st, 0, low)
     i = st.nnext[low]
     j = st.nprev[low]
     key_i = _sweep_key(st, i, mirror_rows)
@@ -130,12 +138,12 @@ cdef bint weave_monotone(State* st, int low, int n, uint64_t mirror_rows,
     m = 1
     while i != j:
         if key_i < key_j:
-            st.sweep[m] = i
+            _sweep_copy(st, m, i)
             st.chain[m] = 0
             i = st.nnext[i]
             key_i = _sweep_key(st, i, mirror_rows)
         elif key_i > key_j:
-            st.sweep[m] = j
+            _sweep_copy(st, m, j)
             st.chain[m] = 1
             j = st.nprev[j]
             key_j = _sweep_key(st, j, mirror_rows)
@@ -144,16 +152,18 @@ cdef bint weave_monotone(State* st, int low, int n, uint64_t mirror_rows,
         m += 1
     if m != n - 1:
         return False
-    st.sweep[m] = i       # the highest node
-    return weave_sweep(st, n, a, positive, material)
+    _sweep_copy(st, m, i)       # the highest node
+    return weave_sweep(st, n, st.sweep_u, st.sweep_v, st.sweep_vert, a, positive, material)
 
 
-cdef bint weave_sweep(State* st, int n, int a, int positive, uint16_t material) noexcept nogil:
-    """weave_monotone's triangles from its n nodes in sweep order,
-    st.sweep[0..n - 1], the lowest first and the highest last, each but
-    those two of chain st.chain[m] (0: right, 1: left); False, having
-    emitted nothing, when a triangle would be degenerate."""
-    cdef int k, m, top, last, node
+cdef bint weave_sweep(State* st, int n, const int* nu, const int* nv, const int* vert,
+                     int a, int positive, uint16_t material) noexcept nogil:
+    """weave_monotone's triangles from its n nodes in sweep order, node m
+    at (nu[m], nv[m]) with welded vertex vert[m], the lowest first and the
+    highest last, each but those two of chain st.chain[m] (0: right, 1:
+    left); False, having emitted nothing, when a triangle would be
+    degenerate."""
+    cdef int k, m, top, last
     cdef int first_triangle = st.n_triangles
     cdef bint convex
     cdef int64_t turn
@@ -161,11 +171,10 @@ cdef bint weave_sweep(State* st, int n, int a, int positive, uint16_t material) 
     st.reflex[1] = 1
     top = 2
     for m in range(2, n - 1):
-        node = st.sweep[m]
         if st.chain[m] != st.chain[st.reflex[top - 1]]:
             for k in range(top - 1):
-                if not _emit_ccw(st, a, positive, material, node,
-                                 st.sweep[st.reflex[k]], st.sweep[st.reflex[k + 1]]):
+                if not _emit_ccw(st, a, positive, material, nu, nv, vert, m,
+                                 st.reflex[k], st.reflex[k + 1]):
                     st.n_triangles = first_triangle
                     return False
             st.reflex[0] = m - 1
@@ -175,22 +184,21 @@ cdef bint weave_sweep(State* st, int n, int a, int positive, uint16_t material) 
             top -= 1
             last = st.reflex[top]
             while top > 0:
-                k = st.sweep[st.reflex[top - 1]]
-                turn = _cross(st.nu[k], st.nv[k], st.nu[st.sweep[last]], st.nv[st.sweep[last]],
-                              st.nu[node], st.nv[node])
+                k = st.reflex[top - 1]
+                turn = _cross(nu[k], nv[k], nu[last], nv[last], nu[m], nv[m])
                 convex = turn > 0 if st.chain[m] == 0 else turn < 0
                 if not convex:
                     break
-                _emit_ccw(st, a, positive, material, node, st.sweep[last], k)
+                _emit_ccw(st, a, positive, material, nu, nv, vert, m, last, k)
                 top -= 1
                 last = st.reflex[top]
             st.reflex[top] = last
             st.reflex[top + 1] = m
             top += 2
-    node = st.sweep[n - 1]
+    m = n - 1
     for k in range(top - 1):
-        if not _emit_ccw(st, a, positive, material, node,
-                         st.sweep[st.reflex[k]], st.sweep[st.reflex[k + 1]]):
+        if not _emit_ccw(st, a, positive, material, nu, nv, vert, m,
+                         st.reflex[k], st.reflex[k + 1]):
             st.n_triangles = first_triangle
             return False
     return True
