@@ -63,7 +63,7 @@ from reticulate_core.octree cimport (
     CompactOctree)
 from reticulate_core.vertices cimport _emit, _straight_in_s_masked, _weld, _weld_at, fill_solid_turns
 from reticulate_core.voxel_rows cimport (
-    differ32, ensure_slab_rows, ret_any_nonzero64, solid_masks, start_rows, voxel_row)
+    differ32, ensure_slab_rows, ret_any_nonzero64, ret_row_kernel, solid_masks, start_rows, voxel_row)
 from reticulate_core.pieces cimport weave_run_pieces
 from reticulate_core.trace cimport trace_region
 from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_rectangle
@@ -1495,6 +1495,14 @@ cdef class Mesher:
 
 
 _local = threading.local()
+
+
+def row_kernel():
+    """The voxel row kernels this build and CPU use: "avx2" (the solid masks
+    with AVX2, the rest SSE2; RETICULATE_NO_AVX2 set in the environment at
+    the first mesh turns it off), "sse2" or "portable" (plain C).  All give
+    the same meshes."""
+    return ("portable", "sse2", "avx2")[ret_row_kernel()]
 
 
 def mesh_chunk(voxels):

@@ -4,7 +4,10 @@
 # gives 32 bits at once.  Frame 1 (y; z, x) reads the padded array itself;
 # frames 0 (x; y, z) and 2 (z; x, y) read transposed copies, built slab by
 # slab when a layer's links need them.  The solid masks of every frame come
-# from the pad's rows along z and 32 x 32 bit-matrix transposes.
+# from the pad's rows along z and 32 x 32 bit-matrix transposes.  The row
+# kernels are SSE2 (plain C with RETICULATE_PORTABLE or without SSE2); the
+# solid masks, once per chunk, take AVX2 where GCC or Clang can build it and
+# the CPU has it, checked at the first call (row_kernel() in mesher.pyx).
 from libc.stdint cimport uint16_t, uint32_t
 from libc.string cimport memcpy, memset
 
@@ -13,6 +16,7 @@ from reticulate_core.chunk_state cimport P, PP, State, ret_ctz32
 cdef extern from *:
     """
     #if (defined(__SSE2__) || defined(_M_X64)) && !defined(RETICULATE_PORTABLE)
+    #define RET_ROW_KERNEL 1    /* SSE2 */
     #include <emmintrin.h>
     /* bytes b of the sixteen rows in q[0..3] (four rows each), one per byte lane */
     static inline __m128i ret_row_bytes16(const __m128i* q, int b) {
@@ -112,6 +116,7 @@ cdef extern from *:
         _mm_storeu_si128((__m128i*)(dst + 7 * ds), _mm_unpackhi_epi64(u3, u7));
     }
     #else
+    #define RET_ROW_KERNEL 0    /* portable C */
     /* out[c] bit r = in[r] bit c: a 32 x 32 bit matrix transposed, rows r
        and r + 16 side by side in one 64-bit word (Hacker's Delight 7-3) */
     #define RET_SWAP(j, m) \
@@ -161,7 +166,108 @@ cdef extern from *:
             for (int c = 0; c < 8; c++) dst[c * ds + r] = src[r * rs + c];
     }
     #endif
+    /* ret_solid_rows: out[r] = the solid bits of the n rows of 32 voxels
+       a + 34 r, their voxels neither 0 nor m added to o (ret_zero32's
+       complement and ret_others_add, row by row) */
+    static inline void ret_solid_rows_plain(const unsigned short* a, int n, unsigned short m,
+                                            ret_others* o, unsigned int* out) {
+        for (int r = 0; r < n; r++, a += 34) {
+            out[r] = ~ret_zero32(a);
+            ret_others_add(o, a, m);
+        }
+    }
+    /* count 32 x 32 bit matrices transposed (ret_transpose32): matrix i
+       from in + i * in_step, its row c to out[i * out_step + c * out_stride] */
+    static inline void ret_transpose32_many_plain(const unsigned int* in, int in_step, unsigned int* out,
+                                                  int out_stride, int out_step, int count) {
+        unsigned int rows[32];
+        for (int i = 0; i < count; i++, in += in_step, out += out_step) {
+            ret_transpose32(in, rows);
+            for (int c = 0; c < 32; c++) out[c * out_stride] = rows[c];
+        }
+    }
+    #if defined(__GNUC__) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) \
+        && !defined(RETICULATE_PORTABLE)
+    #include <immintrin.h>
+    #include <stdlib.h>
+    __attribute__((target("avx2")))
+    static void ret_solid_rows_avx2(const unsigned short* a, int n, unsigned short m,
+                                    ret_others* o, unsigned int* out) {
+        __m256i z = _mm256_setzero_si256(), mm = _mm256_set1_epi16((short)m), acc = z;
+        for (int r = 0; r < n; r++, a += 34) {
+            __m256i v0 = _mm256_loadu_si256((const __m256i*)a);
+            __m256i v1 = _mm256_loadu_si256((const __m256i*)(a + 16));
+            __m256i e0 = _mm256_cmpeq_epi16(v0, z), e1 = _mm256_cmpeq_epi16(v1, z);
+            acc = _mm256_or_si256(acc, _mm256_andnot_si256(e0, _mm256_xor_si256(v0, mm)));
+            acc = _mm256_or_si256(acc, _mm256_andnot_si256(e1, _mm256_xor_si256(v1, mm)));
+            /* packs interleaves the two rows' halves by 64-bit quarters: 0, 2, 1, 3 */
+            out[r] = ~(unsigned int)_mm256_movemask_epi8(
+                _mm256_permute4x64_epi64(_mm256_packs_epi16(e0, e1), 0xD8));
+        }
+        o->lanes = _mm_or_si128(o->lanes, _mm_or_si128(_mm256_castsi256_si128(acc),
+                                                       _mm256_extracti128_si256(acc, 1)));
+    }
+    /* ret_transpose32_many_plain with 32 rows in four vectors: byte b of
+       every row packed into one vector (packs and packus work within
+       128-bit lanes, the permute puts the rows back in order), then as
+       ret_transpose32 */
+    __attribute__((target("avx2")))
+    static void ret_transpose32_many_avx2(const unsigned int* in, int in_step, unsigned int* out,
+                                          int out_stride, int out_step, int count) {
+        __m256i low = _mm256_set1_epi32(0xFF), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        for (int i = 0; i < count; i++, in += in_step, out += out_step) {
+            __m256i q0 = _mm256_loadu_si256((const __m256i*)in);
+            __m256i q1 = _mm256_loadu_si256((const __m256i*)(in + 8));
+            __m256i q2 = _mm256_loadu_si256((const __m256i*)(in + 16));
+            __m256i q3 = _mm256_loadu_si256((const __m256i*)(in + 24));
+            for (int b = 0; b < 4; b++) {
+                __m128i shift = _mm_cvtsi32_si128(8 * b);
+                __m256i w0 = _mm256_and_si256(_mm256_srl_epi32(q0, shift), low);
+                __m256i w1 = _mm256_and_si256(_mm256_srl_epi32(q1, shift), low);
+                __m256i w2 = _mm256_and_si256(_mm256_srl_epi32(q2, shift), low);
+                __m256i w3 = _mm256_and_si256(_mm256_srl_epi32(q3, shift), low);
+                __m256i bytes = _mm256_permutevar8x32_epi32(
+                    _mm256_packus_epi16(_mm256_packs_epi32(w0, w1), _mm256_packs_epi32(w2, w3)), order);
+                for (int c = 8 * b + 7; c >= 8 * b; c--) {
+                    out[c * out_stride] = (unsigned int)_mm256_movemask_epi8(bytes);
+                    bytes = _mm256_add_epi8(bytes, bytes);
+                }
+            }
+        }
+    }
+    /* whether the CPU has AVX2 (and the OS keeps its registers), checked
+       at the first call; RETICULATE_NO_AVX2 set in the environment says no */
+    static int ret_avx2 = -1;
+    static inline int ret_use_avx2(void) {
+        if (ret_avx2 < 0)
+            ret_avx2 = __builtin_cpu_supports("avx2") && getenv("RETICULATE_NO_AVX2") == NULL;
+        return ret_avx2;
+    }
+    static inline int ret_row_kernel(void) { return ret_use_avx2() ? 2 : RET_ROW_KERNEL; }
+    static inline void ret_solid_rows(const unsigned short* a, int n, unsigned short m,
+                                      ret_others* o, unsigned int* out) {
+        if (ret_use_avx2())
+            ret_solid_rows_avx2(a, n, m, o, out);
+        else
+            ret_solid_rows_plain(a, n, m, o, out);
+    }
+    static inline void ret_transpose32_many(const unsigned int* in, int in_step, unsigned int* out,
+                                            int out_stride, int out_step, int count) {
+        if (ret_use_avx2())
+            ret_transpose32_many_avx2(in, in_step, out, out_stride, out_step, count);
+        else
+            ret_transpose32_many_plain(in, in_step, out, out_stride, out_step, count);
+    }
+    #else
+    static inline int ret_row_kernel(void) { return RET_ROW_KERNEL; }
+    #define ret_solid_rows ret_solid_rows_plain
+    #define ret_transpose32_many ret_transpose32_many_plain
+    #endif
     """
+    int ret_row_kernel() noexcept nogil     # 0 portable C, 1 SSE2, 2 SSE2 and AVX2
+    void ret_solid_rows(const uint16_t* a, int n, uint16_t m, ret_others* o, uint32_t* out) noexcept nogil
+    void ret_transpose32_many(const uint32_t* src, int in_step, uint32_t* dst, int out_stride,
+                              int out_step, int count) noexcept nogil
     uint32_t ret_equal32(const uint16_t* a, const uint16_t* b) noexcept nogil
     uint32_t ret_zero32(const uint16_t* a) noexcept nogil
     bint ret_any_nonzero64(const void* p, int n) noexcept nogil    # any non-zero byte in n 64-byte blocks
@@ -246,6 +352,17 @@ cdef inline const uint16_t* voxel_row(State* st, int a, int layer, int v) noexce
     return st.row_base[a] + (layer + 1) * st.row_layer[a] + (v + 1) * st.row_v[a] + 1
 
 
+cdef inline uint16_t _first_material(const uint16_t* row, int n) noexcept nogil:
+    """The material of the first solid voxel of the n rows row + P r, or 0."""
+    cdef uint32_t solid
+    cdef int r
+    for r in range(n):
+        solid = solid32(row + r * P)
+        if solid:
+            return row[r * P + ret_ctz32(solid)]
+    return 0
+
+
 cdef inline void solid_masks(State* st) noexcept nogil:
     """st.solid[a][slab + 1][v] bit u: voxel (slab, u, v) of axis a's frame
     is solid, for slabs -1..32: rows along z of the pad, transposed as bit
@@ -253,37 +370,37 @@ cdef inline void solid_masks(State* st) noexcept nogil:
     the chunk and of its six face slabs of halo have one material."""
     cdef uint32_t along_z[P][P]        # [x][y] bit z: pad voxel (x, y, z + 1) is solid
     cdef uint32_t along_z_t[P][P]      # the same, [y][x]
-    cdef uint32_t column[32]
-    cdef uint32_t lower, upper, solid
+    cdef uint32_t lower, upper
     cdef uint16_t material = 0
     cdef ret_others others
     cdef const uint16_t* row
-    cdef int x, y, z
+    cdef uint32_t* solid
+    cdef int x, y, y0 = 1 if st.halo_empty else 0
     ret_others_clear(&others)
     for x in range(P):
+        solid = along_z[x]
+        if st.halo_empty and (x == 0 or x == P - 1):
+            memset(solid, 0, sizeof(along_z[x]))
+        else:
+            # rows y0..P - 1 - y0 (the halo's rows when it is not empty)
+            row = st.pad + x * PP + y0 * P + 1
+            if material == 0:
+                material = _first_material(row, P - 2 * y0)
+            ret_solid_rows(row, P - 2 * y0, material, &others, solid + y0)
+            if y0:
+                solid[0] = solid[P - 1] = 0
         for y in range(P):
-            row = st.pad + x * PP + y * P + 1
-            if st.halo_empty and (x == 0 or x == P - 1 or y == 0 or y == P - 1):
-                solid = 0
-            else:
-                solid = solid32(row)
-                if solid and material == 0:
-                    material = row[ret_ctz32(solid)]
-                ret_others_add(&others, row, material)
-            along_z[x][y] = solid
-            along_z_t[y][x] = solid
-            if 1 <= x <= 32:
-                # frame 1 (y; z, x): slab y, row x, bit z
-                st.solid[1][y][x - 1] = solid
+            along_z_t[y][x] = solid[y]
+        if 1 <= x <= 32:
+            # frame 1 (y; z, x): slab y, row x, bit z
+            for y in range(P):
+                st.solid[1][y][x - 1] = solid[y]
     st.one_material = not ret_others_any(&others)
-    for x in range(P):
-        # frame 0 (x; y, z): slab x, row z, bit y
-        ret_transpose32(&along_z[x][1], st.solid[0][x])
+    # frame 0 (x; y, z): slab x, row z, bit y
+    ret_transpose32_many(&along_z[0][1], P, &st.solid[0][0][0], 1, 32, P)
+    # frame 2 (z; x, y): slab z, row y, bit x; slabs -1 and 32 are the z halo
+    ret_transpose32_many(&along_z_t[1][1], P, &st.solid[2][1][0], 32, 1, 32)
     for y in range(32):
-        # frame 2 (z; x, y): slab z, row y, bit x; slabs -1 and 32 are the z halo
-        ret_transpose32(&along_z_t[y + 1][1], column)
-        for z in range(32):
-            st.solid[2][z + 1][y] = column[z]
         lower = upper = 0
         if not st.halo_empty:
             for x in range(32):
