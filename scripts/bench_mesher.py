@@ -1,6 +1,6 @@
 """Benchmark the chunk mesher against a vectorised numpy culled-face mesher.
 
-    PYTHONPATH=core python scripts/bench_mesher.py [--repeats N]
+    .venv/bin/python scripts/bench_mesher.py [--repeats N] [--cpu]
 
 For each scenario of ``reticulate_core.samples`` prints the median time per
 chunk (one thread) of ``mesh_chunk`` (the layer scan of a dense chunk), of
@@ -8,7 +8,8 @@ the seed's double walk over the chunk's octree (``Mesher(walks=True)``,
 the octree built in the timed call), of the callback API
 ``Mesher.make_triangles`` (identity ``to_material``, no-op ``on_triangle``),
 and of the numpy baseline (two triangles per exposed unit face), the
-triangle counts, the speed-up over the baseline and the target time.
+triangle counts, the speed-up over the baseline and the target time,
+after the voxel row kernels in use (``row_kernel()``).
 """
 import argparse
 import statistics
@@ -17,6 +18,7 @@ import time
 import numpy as np
 
 import reticulate_core as rc
+from reticulate_core.mesher import row_kernel
 from reticulate_core.samples import SCENARIOS, scenario_chunk
 
 from culled_faces import culled_face_mesh
@@ -55,6 +57,7 @@ def main():
         CLOCK = time.thread_time
     mesher = rc.Mesher()
     walker = rc.Mesher(walks=True)
+    print(f"voxel row kernels: {row_kernel()}")
     header = (f"{'scenario':14} {'mesh_chunk us':>13} {'triangles':>9} {'walks us':>8} {'callback us':>11} "
               f"{'numpy us':>9} {'numpy tris':>10} {'speed-up':>8} {'target us':>9}  met")
     print(header)
