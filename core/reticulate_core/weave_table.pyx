@@ -37,9 +37,7 @@ cdef enum:
 
 cdef int16_t SHAPE_ENTRY[SHAPES]                        # its entry, -1: not in the table
 cdef uint8_t ENTRY_N_TURNS[ENTRIES]
-cdef uint8_t ENTRY_N_POINTS[ENTRIES]
-cdef uint8_t ENTRY_POINT[ENTRIES][MAX_POINTS]           # the boundary's lattice points, in cycle order
-cdef uint8_t ENTRY_POINT_STRAIGHT[ENTRIES][MAX_POINTS]  # 0: a turn, j + 1: straight point j
+cdef uint8_t ENTRY_TURN[ENTRIES][MAX_TURNS]             # lattice points, in cycle order
 cdef uint8_t ENTRY_N_STRAIGHT[ENTRIES]
 cdef uint8_t ENTRY_STRAIGHT[ENTRIES][MAX_STRAIGHT]      # lattice points, in cycle order
 cdef uint8_t ENTRY_STRAIGHT_DIR[ENTRIES][MAX_STRAIGHT]  # the boundary's direction there
@@ -178,18 +176,16 @@ cdef int _build_tables() except -1:
         n_straight = 0
         for i in range(n):
             # the cycle starts at its lowest point, a turn: straight points follow their side's turn
-            ENTRY_POINT[entry][i] = points[i]
             if dirs[(i + n - 1) % n] != dirs[i]:
                 if n_turns == MAX_TURNS:
                     raise RuntimeError("weave_table: more turns than MAX_TURNS")
                 turns[n_turns] = points[i]
-                ENTRY_POINT_STRAIGHT[entry][i] = 0
+                ENTRY_TURN[entry][n_turns] = points[i]
                 side_straight[n_turns] = 0
                 n_turns += 1
             else:
                 if n_straight == MAX_STRAIGHT:
                     raise RuntimeError("weave_table: more straight points than MAX_STRAIGHT")
-                ENTRY_POINT_STRAIGHT[entry][i] = n_straight + 1
                 ENTRY_STRAIGHT[entry][n_straight] = points[i]
                 ENTRY_STRAIGHT_DIR[entry][n_straight] = dirs[i]
                 side_straight[n_turns - 1] |= 1 << n_straight
@@ -207,7 +203,6 @@ cdef int _build_tables() except -1:
                     side_straight[k] if corners[t][(e + 1) % 3] == (k + 1) % n_turns else 0
                 ENTRY_EDGE_STRAIGHT[entry][t][3] |= ENTRY_EDGE_STRAIGHT[entry][t][e]
         ENTRY_N_TURNS[entry] = n_turns
-        ENTRY_N_POINTS[entry] = n
         ENTRY_N_STRAIGHT[entry] = n_straight
         SHAPE_ENTRY[shape] = entry
         entry += 1
@@ -330,15 +325,14 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
     entry = SHAPE_ENTRY[shape]
     if entry < 0:
         return False
-    for i in range(ENTRY_N_POINTS[entry]):
-        # in cycle order: the turns, and the straight points in S
-        p = ENTRY_POINT[entry][i]
-        j = ENTRY_POINT_STRAIGHT[entry][i] - 1
-        if j >= 0:
-            if not _straight_in_s_masked(st, u0 + (p & 7), v0 + (p >> 3), ENTRY_STRAIGHT_DIR[entry][j]):
-                continue
-            in_s |= (<uint32_t>1) << j
+    for i in range(ENTRY_N_TURNS[entry]):
+        p = ENTRY_TURN[entry][i]
         vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
+    for j in range(ENTRY_N_STRAIGHT[entry]):
+        p = ENTRY_STRAIGHT[entry][j]
+        if _straight_in_s_masked(st, u0 + (p & 7), v0 + (p >> 3), ENTRY_STRAIGHT_DIR[entry][j]):
+            in_s |= (<uint32_t>1) << j
+            vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
     _emitted(st, _split_at_s(entry, in_s, vertex, 0 if positive else 1,
                              st.triangles + 3 * st.n_triangles), a, positive, material)
     return True
