@@ -136,15 +136,18 @@ cdef inline bint _straight_in_s_masked(State* st, int pu, int pv, int d) noexcep
     points of a rough chunk are tested.  The trace and the rectangles keep
     _straight_in_s: with this path inside it, the compiler stops inlining
     it there, which costs the terrain more than the masks save."""
-    cdef const uint32_t* below
-    cdef const uint32_t* above
     if st.one_material and 0 < pu < 32 and 0 < pv < 32 and 0 < st.frame_L < 32:
-        below = st.solid[st.frame_a][st.frame_L]
-        above = st.solid[st.frame_a][st.frame_L + 1]
-        return st.solid_turns[st.frame_a][
-            ((below[pv - 1] >> (pu - 1)) & 3) | (((below[pv] >> (pu - 1)) & 3) << 2)
-            | (((above[pv - 1] >> (pu - 1)) & 3) << 4) | (((above[pv] >> (pu - 1)) & 3) << 6)]
+        return _solid_turns_at(st.solid_turns[st.frame_a], st.solid[st.frame_a][st.frame_L],
+                               st.solid[st.frame_a][st.frame_L + 1], pu - 1, pv - 1)
     return _straight_in_s(st, pu, pv, d)
+
+
+cdef inline bint _solid_turns_at(const uint8_t* turns, const uint32_t* below, const uint32_t* above,
+                                 int x, int y) noexcept nogil:
+    """turns (st.solid_turns[a]) of the point whose 2x2 voxels in the slabs
+    below and above are bits x, x + 1 of rows y, y + 1 of their solid masks."""
+    return turns[((below[y] >> x) & 3) | (((below[y + 1] >> x) & 3) << 2)
+                 | (((above[y] >> x) & 3) << 4) | (((above[y + 1] >> x) & 3) << 6)]
 
 
 cdef inline int _weld(State* st, int u, int v) noexcept nogil:

@@ -21,7 +21,7 @@ guarantee 3), with no trace.
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t
 
 from reticulate_core.chunk_state cimport State, ret_ctz32, ret_step_u, ret_step_v
-from reticulate_core.vertices cimport _emitted, _straight_in_s_masked, _weld
+from reticulate_core.vertices cimport _emitted, _solid_turns_at, _straight_in_s_masked, _weld
 
 cdef enum:
     WINDOW = 4              # cells per side of the window
@@ -313,6 +313,10 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
     cdef int v0 = st.rv0, rows = st.rv1 - st.rv0 + 1, u0, r, i, j, p, entry, shape = 0
     cdef uint32_t span = 0, in_s = 0
     cdef int vertex[POINTS]             # the welded vertex of each node, by lattice point
+    cdef int x, y
+    cdef const uint8_t* turns
+    cdef const uint32_t* below
+    cdef const uint32_t* above
     if rows > WINDOW:
         return False
     for r in range(rows):
@@ -328,11 +332,25 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
     for i in range(ENTRY_N_TURNS[entry]):
         p = ENTRY_TURN[entry][i]
         vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
-    for j in range(ENTRY_N_STRAIGHT[entry]):
-        p = ENTRY_STRAIGHT[entry][j]
-        if _straight_in_s_masked(st, u0 + (p & 7), v0 + (p >> 3), ENTRY_STRAIGHT_DIR[entry][j]):
-            in_s |= (<uint32_t>1) << j
-            vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
+    if st.one_material and 0 < u0 and u0 + WINDOW < 32 and 0 < v0 and v0 + WINDOW < 32 and 0 < st.frame_L < 32:
+        # _straight_in_s_masked with the window off the chunk's borders: rows
+        # v0 - 1 .. v0 + WINDOW of the two slabs, from column u0 - 1
+        turns = st.solid_turns[st.frame_a]
+        below = st.solid[st.frame_a][st.frame_L] + v0 - 1
+        above = st.solid[st.frame_a][st.frame_L + 1] + v0 - 1
+        for j in range(ENTRY_N_STRAIGHT[entry]):
+            p = ENTRY_STRAIGHT[entry][j]
+            x = u0 - 1 + (p & 7)
+            y = p >> 3
+            if _solid_turns_at(turns, below, above, x, y):
+                in_s |= (<uint32_t>1) << j
+                vertex[p] = _weld(st, u0 + (p & 7), v0 + y)
+    else:
+        for j in range(ENTRY_N_STRAIGHT[entry]):
+            p = ENTRY_STRAIGHT[entry][j]
+            if _straight_in_s_masked(st, u0 + (p & 7), v0 + (p >> 3), ENTRY_STRAIGHT_DIR[entry][j]):
+                in_s |= (<uint32_t>1) << j
+                vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
     _emitted(st, _split_at_s(entry, in_s, vertex, 0 if positive else 1,
                              st.triangles + 3 * st.n_triangles), a, positive, material)
     return True
