@@ -61,7 +61,7 @@ from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, compact_from_dense_c, compact_walk_bricks_c,
     CompactOctree)
-from reticulate_core.vertices cimport _emit, _straight_in_s_masked, _weld, _weld_at, fill_solid_turns
+from reticulate_core.vertices cimport _emit, _emitted, _put, _straight_in_s_masked, _weld, _weld_at, fill_solid_turns
 from reticulate_core.voxel_rows cimport (
     differ32, ensure_slab_rows, ret_any_nonzero64, ret_row_kernel, solid_masks, start_rows, voxel_row)
 from reticulate_core.pieces cimport weave_run_pieces
@@ -341,12 +341,6 @@ cdef inline int _cell_links(State* st, int a, int L, int u, int v) noexcept nogi
                  + (((vl[v - 1] >> u) & 1) if v > 0 else 0))
 
 
-cdef inline void _domino_triangle(State* st, int a, int positive, uint16_t material, const int* node,
-                                  int i, int j, int k) noexcept nogil:
-    """Emit the triangle of a domino's boundary points i, j, k (counter-clockwise)."""
-    _emit(st, a, positive, material, node[i], node[j], node[k])
-
-
 cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
     """Weave and claim the region of seed cell (u, v) when it is two cells,
     linked to each other and to nothing else; else False, nothing done.
@@ -360,6 +354,8 @@ cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uin
     cdef int at_v[6]
     cdef int node[6]
     cdef bint mid_a, mid_b
+    cdef int32_t* out = st.triangles + 3 * st.n_triangles
+    cdef int flip = 0 if positive else 1
     if _cell_links(st, a, L, u, v) != 1:
         return False
     if (st.hlink[a][L][v] >> u) & 1:
@@ -399,21 +395,25 @@ cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uin
         if (k != 1 or mid_a) and (k != 4 or mid_b):
             node[k] = _weld(st, at_u[k], at_v[k])
     if mid_a and mid_b:
-        _domino_triangle(st, a, positive, material, node, 0, 1, 4)
-        _domino_triangle(st, a, positive, material, node, 0, 4, 5)
-        _domino_triangle(st, a, positive, material, node, 1, 2, 3)
-        _domino_triangle(st, a, positive, material, node, 1, 3, 4)
+        _put(out, node, flip, 0, 1, 4)
+        _put(out + 3, node, flip, 0, 4, 5)
+        _put(out + 6, node, flip, 1, 2, 3)
+        _put(out + 9, node, flip, 1, 3, 4)
+        _emitted(st, 4, a, positive, material)
     elif mid_a:
-        _domino_triangle(st, a, positive, material, node, 0, 1, 5)
-        _domino_triangle(st, a, positive, material, node, 1, 2, 3)
-        _domino_triangle(st, a, positive, material, node, 1, 3, 5)
+        _put(out, node, flip, 0, 1, 5)
+        _put(out + 3, node, flip, 1, 2, 3)
+        _put(out + 6, node, flip, 1, 3, 5)
+        _emitted(st, 3, a, positive, material)
     elif mid_b:
-        _domino_triangle(st, a, positive, material, node, 0, 2, 4)
-        _domino_triangle(st, a, positive, material, node, 2, 3, 4)
-        _domino_triangle(st, a, positive, material, node, 0, 4, 5)
+        _put(out, node, flip, 0, 2, 4)
+        _put(out + 3, node, flip, 2, 3, 4)
+        _put(out + 6, node, flip, 0, 4, 5)
+        _emitted(st, 3, a, positive, material)
     else:
-        _domino_triangle(st, a, positive, material, node, 0, 2, 3)
-        _domino_triangle(st, a, positive, material, node, 0, 3, 5)
+        _put(out, node, flip, 0, 2, 3)
+        _put(out + 3, node, flip, 0, 3, 5)
+        _emitted(st, 2, a, positive, material)
     return True
 
 

@@ -194,6 +194,14 @@ cdef inline void _emit(State* st, int a, int positive, uint16_t material,
     st.n_triangles += 1
 
 
+cdef inline void _put(int32_t* out, const int* vertex, int flip, int p, int q, int r) noexcept nogil:
+    """Triangle (p, q, r) of points as their vertices vertex[p], ... into
+    out[0:3]; (p, r, q) when flip.  _emitted counts such triangles."""
+    out[0] = vertex[p]
+    out[1 + flip] = vertex[q]
+    out[2 - flip] = vertex[r]
+
+
 cdef inline void _emitted(State* st, int n, int a, int positive, uint16_t material) noexcept nogil:
     """Count the n triangles written at st.triangles[3 * st.n_triangles:]
     as emitted, with their material and face."""

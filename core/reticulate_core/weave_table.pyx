@@ -21,7 +21,7 @@ guarantee 3), with no trace.
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t
 
 from reticulate_core.chunk_state cimport State, ret_ctz32, ret_step_u, ret_step_v
-from reticulate_core.vertices cimport _emitted, _solid_turns_at, _straight_in_s_masked, _weld
+from reticulate_core.vertices cimport _emitted, _put, _solid_turns_at, _straight_in_s_masked, _weld
 
 cdef enum:
     WINDOW = 4              # cells per side of the window
@@ -212,13 +212,6 @@ cdef int _build_tables() except -1:
 
 
 _build_tables()
-
-
-cdef inline void _put(int32_t* out, const int* vertex, int flip, int p, int q, int r) noexcept nogil:
-    """Triangle (p, q, r) of lattice points as its vertices; (p, r, q) when flip."""
-    out[0] = vertex[p]
-    out[1 + flip] = vertex[q]
-    out[2 - flip] = vertex[r]
 
 
 cdef inline int _fan_along(int32_t* out, int t, const int* vertex, int flip, const uint8_t* straight,
