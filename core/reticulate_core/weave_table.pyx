@@ -35,14 +35,22 @@ cdef enum:
     MAX_STRAIGHT = 16       # straight points of a shape (bits of a uint16 mask)
     MAX_SPLIT = MAX_TURNS - 2 + MAX_STRAIGHT    # triangles of a region
 
+ctypedef struct TurnTriangle:
+    uint16_t edge_straight[4]   # straight points on edge e (corner e -> e + 1); [3]: on any
+    uint8_t corner[3]           # lattice points, counter-clockwise
+
+ctypedef struct Entry:
+    # one shape, its fields in the order weave_from_table reads them, so
+    # that a small shape's entry takes one or two cache lines
+    uint8_t n_turns
+    uint8_t n_straight
+    uint8_t turn[MAX_TURNS]                 # lattice points, in cycle order
+    uint8_t straight[MAX_STRAIGHT]          # lattice points, in cycle order
+    TurnTriangle triangle[MAX_TURNS - 2]    # the triangles of the turns
+    uint8_t straight_dir[MAX_STRAIGHT]      # the boundary's direction at each straight point
+
 cdef int16_t SHAPE_ENTRY[SHAPES]                        # its entry, -1: not in the table
-cdef uint8_t ENTRY_N_TURNS[ENTRIES]
-cdef uint8_t ENTRY_TURN[ENTRIES][MAX_TURNS]             # lattice points, in cycle order
-cdef uint8_t ENTRY_N_STRAIGHT[ENTRIES]
-cdef uint8_t ENTRY_STRAIGHT[ENTRIES][MAX_STRAIGHT]      # lattice points, in cycle order
-cdef uint8_t ENTRY_STRAIGHT_DIR[ENTRIES][MAX_STRAIGHT]  # the boundary's direction there
-cdef uint8_t ENTRY_TRIANGLE[ENTRIES][MAX_TURNS - 2][3]  # triangles of the turns, counter-clockwise
-cdef uint16_t ENTRY_EDGE_STRAIGHT[ENTRIES][MAX_TURNS - 2][4]    # straight points on edge e (corner e -> e + 1); [3]: on any
+cdef Entry ENTRY[ENTRIES]
 
 
 cdef inline bint _in_shape(int shape, int cu, int cv) noexcept nogil:
@@ -162,6 +170,7 @@ cdef int _build_tables() except -1:
     cdef int turns[MAX_TURNS]
     cdef uint16_t side_straight[MAX_TURNS]      # straight points on side k: turn k -> k + 1
     cdef uint8_t corners[MAX_TURNS - 2][3]      # as turn indices
+    cdef TurnTriangle* triangle
     cdef int shape, n, i, e, k, t, count, entry = 0, n_turns, n_straight
     for shape in range(SHAPES):
         SHAPE_ENTRY[shape] = -1
@@ -180,30 +189,31 @@ cdef int _build_tables() except -1:
                 if n_turns == MAX_TURNS:
                     raise RuntimeError("weave_table: more turns than MAX_TURNS")
                 turns[n_turns] = points[i]
-                ENTRY_TURN[entry][n_turns] = points[i]
+                ENTRY[entry].turn[n_turns] = points[i]
                 side_straight[n_turns] = 0
                 n_turns += 1
             else:
                 if n_straight == MAX_STRAIGHT:
                     raise RuntimeError("weave_table: more straight points than MAX_STRAIGHT")
-                ENTRY_STRAIGHT[entry][n_straight] = points[i]
-                ENTRY_STRAIGHT_DIR[entry][n_straight] = dirs[i]
+                ENTRY[entry].straight[n_straight] = points[i]
+                ENTRY[entry].straight_dir[n_straight] = dirs[i]
                 side_straight[n_turns - 1] |= 1 << n_straight
                 n_straight += 1
         count = _ear_clip(turns, n_turns, corners)
         if count != n_turns - 2:
             raise RuntimeError("weave_table: a simple shape's turns could not be ear clipped")
         for t in range(count):
-            ENTRY_EDGE_STRAIGHT[entry][t][3] = 0
+            triangle = &ENTRY[entry].triangle[t]
+            triangle.edge_straight[3] = 0
             for e in range(3):
                 k = corners[t][e]
-                ENTRY_TRIANGLE[entry][t][e] = turns[k]
+                triangle.corner[e] = turns[k]
                 # a side of the polygon joins turn k to turn k + 1; any other edge is a diagonal
-                ENTRY_EDGE_STRAIGHT[entry][t][e] = \
+                triangle.edge_straight[e] = \
                     side_straight[k] if corners[t][(e + 1) % 3] == (k + 1) % n_turns else 0
-                ENTRY_EDGE_STRAIGHT[entry][t][3] |= ENTRY_EDGE_STRAIGHT[entry][t][e]
-        ENTRY_N_TURNS[entry] = n_turns
-        ENTRY_N_STRAIGHT[entry] = n_straight
+                triangle.edge_straight[3] |= triangle.edge_straight[e]
+        ENTRY[entry].n_turns = n_turns
+        ENTRY[entry].n_straight = n_straight
         SHAPE_ENTRY[shape] = entry
         entry += 1
     if entry != ENTRIES:
@@ -250,14 +260,14 @@ cdef int _split_at_s(int entry, uint32_t in_s, const int* vertex, int flip, int3
     vertex[p] of their lattice points p into out; their number, T - 2 +
     (points in S).  A triangle of the turns has two sides of the polygon
     at most (T >= 4), so an edge without points is left to close each fan."""
-    cdef const uint8_t* straight = ENTRY_STRAIGHT[entry]
+    cdef const uint8_t* straight = ENTRY[entry].straight
     cdef const uint8_t* c
     cdef const uint16_t* edge
     cdef int t, n = 0
     cdef uint32_t ab, bc, ca
-    for t in range(ENTRY_N_TURNS[entry] - 2):
-        c = ENTRY_TRIANGLE[entry][t]
-        edge = ENTRY_EDGE_STRAIGHT[entry][t]
+    for t in range(ENTRY[entry].n_turns - 2):
+        c = ENTRY[entry].triangle[t].corner
+        edge = ENTRY[entry].triangle[t].edge_straight
         if (edge[3] & in_s) == 0:
             _put(out + 3 * n, vertex, flip, c[0], c[1], c[2])
             n += 1
@@ -281,7 +291,7 @@ def table_straight_points(int shape):
     if not 0 <= shape < SHAPES or SHAPE_ENTRY[shape] < 0:
         return None
     cdef int entry = SHAPE_ENTRY[shape]
-    return [(p & 7, p >> 3) for p in ENTRY_STRAIGHT[entry][:ENTRY_N_STRAIGHT[entry]]]
+    return [(p & 7, p >> 3) for p in ENTRY[entry].straight[:ENTRY[entry].n_straight]]
 
 
 def table_triangles(int shape, int mask):
@@ -322,8 +332,8 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
     entry = SHAPE_ENTRY[shape]
     if entry < 0:
         return False
-    for i in range(ENTRY_N_TURNS[entry]):
-        p = ENTRY_TURN[entry][i]
+    for i in range(ENTRY[entry].n_turns):
+        p = ENTRY[entry].turn[i]
         vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
     if st.one_material and 0 < u0 and u0 + WINDOW < 32 and 0 < v0 and v0 + WINDOW < 32 and 0 < st.frame_L < 32:
         # _straight_in_s_masked with the window off the chunk's borders: rows
@@ -331,17 +341,17 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
         turns = st.solid_turns[st.frame_a]
         below = st.solid[st.frame_a][st.frame_L] + v0 - 1
         above = st.solid[st.frame_a][st.frame_L + 1] + v0 - 1
-        for j in range(ENTRY_N_STRAIGHT[entry]):
-            p = ENTRY_STRAIGHT[entry][j]
+        for j in range(ENTRY[entry].n_straight):
+            p = ENTRY[entry].straight[j]
             x = u0 - 1 + (p & 7)
             y = p >> 3
             if _solid_turns_at(turns, below, above, x, y):
                 in_s |= (<uint32_t>1) << j
                 vertex[p] = _weld(st, u0 + (p & 7), v0 + y)
     else:
-        for j in range(ENTRY_N_STRAIGHT[entry]):
-            p = ENTRY_STRAIGHT[entry][j]
-            if _straight_in_s_masked(st, u0 + (p & 7), v0 + (p >> 3), ENTRY_STRAIGHT_DIR[entry][j]):
+        for j in range(ENTRY[entry].n_straight):
+            p = ENTRY[entry].straight[j]
+            if _straight_in_s_masked(st, u0 + (p & 7), v0 + (p >> 3), ENTRY[entry].straight_dir[j]):
                 in_s |= (<uint32_t>1) << j
                 vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
     _emitted(st, _split_at_s(entry, in_s, vertex, 0 if positive else 1,
