@@ -354,8 +354,8 @@ cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uin
     cdef int at_v[6]
     cdef int node[6]
     cdef bint mid_a, mid_b
-    cdef int32_t* out = st.triangles + 3 * st.n_triangles
-    cdef int flip = 0 if positive else 1
+    cdef int32_t* out
+    cdef int flip
     if _cell_links(st, a, L, u, v) != 1:
         return False
     if (st.hlink[a][L][v] >> u) & 1:
@@ -394,6 +394,8 @@ cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uin
     for k in range(6):
         if (k != 1 or mid_a) and (k != 4 or mid_b):
             node[k] = _weld(st, at_u[k], at_v[k])
+    out = st.triangles + 3 * st.n_triangles
+    flip = 0 if positive else 1
     if mid_a and mid_b:
         _put(out, node, flip, 0, 1, 4)
         _put(out + 3, node, flip, 0, 4, 5)
