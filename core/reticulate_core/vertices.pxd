@@ -135,7 +135,9 @@ cdef inline bint _straight_in_s_masked(State* st, int pu, int pv, int d) noexcep
     the voxels.  For the weavers of small regions, where most straight
     points of a rough chunk are tested.  The trace and the rectangles keep
     _straight_in_s: with this path inside it, the compiler stops inlining
-    it there, which costs the terrain more than the masks save."""
+    it there, which costs the terrain more than the masks save.  Only in
+    the layer's own frame: the masks are not transposed with the frame of
+    pieces._weave_columns, which calls _straight_in_s alone."""
     if st.one_material and 0 < pu < 32 and 0 < pv < 32 and 0 < st.frame_L < 32:
         return _solid_turns_at(st.solid_turns[st.frame_a], st.solid[st.frame_a][st.frame_L],
                                st.solid[st.frame_a][st.frame_L + 1], pu - 1, pv - 1)
