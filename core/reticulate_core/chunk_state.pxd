@@ -71,6 +71,9 @@ cdef enum:
     MAX_POSITIONS = W * W * W
     MAX_TRIANGLES = 2 * 3 * W * 32 * 32
     MAX_CYCLES = 1200   # boundary cycles (outer + holes)
+    # a window of 5 x 5 lattice points from (u0, v0): point p = u + 8 v is
+    # (u0 + (p & 7), v0 + (p >> 3)) (weave_table.pyx, the dominoes)
+    WINDOW_POINTS = 8 * 5
     # error codes, raised after the nogil section (never expected: guards)
     ERR_NONE = 0
     ERR_MEMORY = 1
@@ -192,6 +195,10 @@ cdef struct State:
     double t_scan
     # S of a point off the chunk's borders by its 2x2x2 solid voxels (vertices.pxd)
     uint8_t solid_turns[3][256]
+    # frame_key of window point p of a layer of axis a in its own frame
+    # (set_frame, not transposed), less the window's (fill_window_keys): a
+    # key by one load and one add
+    int window_key[3][WINDOW_POINTS]
     # compact stream
     uint32_t nodes[MAX_COMPACT_NODES]
 
@@ -217,6 +224,16 @@ cdef inline void set_frame(State* st, int a, int L) noexcept nogil:
 cdef inline int frame_key(State* st, int u, int v) noexcept nogil:
     """Weld/S table entry of plane point (u, v) of the current layer."""
     return st.key0 + u * st.key_u + v * st.key_v
+
+
+cdef inline void fill_window_keys(State* st) noexcept nogil:
+    """st.window_key, from set_frame's strides; no current layer afterwards."""
+    cdef int a, p
+    for a in range(3):
+        set_frame(st, a, 0)
+        for p in range(WINDOW_POINTS):
+            st.window_key[a][p] = frame_key(st, p & 7, p >> 3) - frame_key(st, 0, 0)
+    st.frame_a = -1
 
 
 cdef inline bint single_run(uint32_t row, int* u0, int* u1) noexcept nogil:

@@ -55,13 +55,13 @@ from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffe
 
 from reticulate_core.chunk_state cimport (
     ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, PPP, W, State,
-    frame_key, ret_ctz32, ret_now, ret_popcount32, set_frame)
+    fill_window_keys, frame_key, ret_ctz32, ret_now, ret_popcount32, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, compact_from_dense_c, compact_walk_bricks_c,
     CompactOctree)
-from reticulate_core.vertices cimport _emit, _emitted, _put, _straight_in_s_masked, _weld, _weld_at, fill_solid_turns
+from reticulate_core.vertices cimport _emit, _emitted, _put, _straight_in_s_masked, _weld_at, fill_solid_turns
 from reticulate_core.voxel_rows cimport (
     differ32, ensure_slab_rows, ret_any_nonzero64, ret_row_kernel, solid_masks, start_rows, voxel_row)
 from reticulate_core.pieces cimport weave_run_pieces
@@ -341,6 +341,13 @@ cdef inline int _cell_links(State* st, int a, int L, int u, int v) noexcept nogi
                  + (((vl[v - 1] >> u) & 1) if v > 0 else 0))
 
 
+# a domino's boundary points p0..p5 (_weave_domino) as window points
+# u + 8 v from its lower left corner: two cells of a row, then of a column
+cdef int DOMINO_POINTS[2][6]
+DOMINO_POINTS[0][:] = [0, 1, 2, 10, 9, 8]
+DOMINO_POINTS[1][:] = [1, 9, 17, 16, 8, 0]
+
+
 cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
     """Weave and claim the region of seed cell (u, v) when it is two cells,
     linked to each other and to nothing else; else False, nothing done.
@@ -349,9 +356,9 @@ cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uin
     p2 along a long side, p3, p4, p5 along the other (p0 p2 p3 p5 the
     turns, p1 and p4 the sides' midpoints, nodes when in S): n nodes, n - 2
     triangles, none degenerate and no lattice point inside a diagonal."""
-    cdef int pu, pv, u0, v0, k
-    cdef int at_u[6]
-    cdef int at_v[6]
+    cdef int pu, pv, u0, v0, k, key0
+    cdef const int* at
+    cdef const int* window_key = st.window_key[a]
     cdef int node[6]
     cdef bint mid_a, mid_b
     cdef int32_t* out
@@ -372,28 +379,21 @@ cdef bint _weave_domino(State* st, int a, int L, int u, int v, int positive, uin
     v0 = min(v, pv)
     if pv == v:
         # cells u0, u0 + 1 of row v0: the long sides are row lines v0 and v0 + 1
-        for k in range(3):
-            at_u[k] = u0 + k
-            at_v[k] = v0
-            at_u[3 + k] = u0 + 2 - k
-            at_v[3 + k] = v0 + 1
+        at = DOMINO_POINTS[0]
         mid_a = _straight_in_s_masked(st, u0 + 1, v0, 0)
         mid_b = _straight_in_s_masked(st, u0 + 1, v0 + 1, 2)
         st.claims[a][L][v0] |= (<uint32_t>3) << u0
     else:
         # rows v0, v0 + 1 of column u0: the long sides are column lines u0 + 1 and u0
-        for k in range(3):
-            at_u[k] = u0 + 1
-            at_v[k] = v0 + k
-            at_u[3 + k] = u0
-            at_v[3 + k] = v0 + 2 - k
+        at = DOMINO_POINTS[1]
         mid_a = _straight_in_s_masked(st, u0 + 1, v0 + 1, 1)
         mid_b = _straight_in_s_masked(st, u0, v0 + 1, 3)
         st.claims[a][L][v0] |= (<uint32_t>1) << u0
         st.claims[a][L][v0 + 1] |= (<uint32_t>1) << u0
+    key0 = frame_key(st, u0, v0)
     for k in range(6):
         if (k != 1 or mid_a) and (k != 4 or mid_b):
-            node[k] = _weld(st, at_u[k], at_v[k])
+            node[k] = _weld_at(st, key0 + window_key[at[k]], u0 + (at[k] & 7), v0 + (at[k] >> 3))
     out = st.triangles + 3 * st.n_triangles
     flip = 0 if positive else 1
     if mid_a and mid_b:
@@ -1280,6 +1280,7 @@ cdef class Mesher:
                 or self.st.materials == NULL or self.st.faces == NULL):
             raise MemoryError("cannot allocate the mesher's output buffers")
         fill_solid_turns(self.st)
+        fill_window_keys(self.st)
         self.st.metrics = bool(metrics)
         self.metrics = bool(metrics)
         self.st.walks = bool(walks)

@@ -20,14 +20,14 @@ guarantee 3), with no trace.
 """
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t
 
-from reticulate_core.chunk_state cimport State, ret_ctz32, ret_step_u, ret_step_v
-from reticulate_core.vertices cimport _emitted, _put, _solid_turns_at, _straight_in_s_masked, _weld
+from reticulate_core.chunk_state cimport WINDOW_POINTS, State, frame_key, ret_ctz32, ret_step_u, ret_step_v
+from reticulate_core.vertices cimport _emitted, _put, _solid_turns_at, _straight_in_s_masked, _weld_at
 
 cdef enum:
     WINDOW = 4              # cells per side of the window
     SIDE = 5                # lattice points per side
     ROW = 8                 # point p = u + 8 v: u = p & 7, v = p >> 3
-    POINTS = ROW * SIDE
+    POINTS = WINDOW_POINTS  # ROW * SIDE, as chunk_state's window keys
     SHAPES = 1 << 16
     ENTRIES = 7463          # shapes in the table
     MAX_POINTS = 40         # boundary points of a shape's cycle
@@ -316,7 +316,8 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
     cdef int v0 = st.rv0, rows = st.rv1 - st.rv0 + 1, u0, r, i, j, p, entry, shape = 0
     cdef uint32_t span = 0, in_s = 0
     cdef int vertex[POINTS]             # the welded vertex of each node, by lattice point
-    cdef int x, y
+    cdef int x, y, key0
+    cdef const int* window_key
     cdef const uint8_t* turns
     cdef const uint32_t* below
     cdef const uint32_t* above
@@ -332,9 +333,11 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
     entry = SHAPE_ENTRY[shape]
     if entry < 0:
         return False
+    key0 = frame_key(st, u0, v0)
+    window_key = st.window_key[a]
     for i in range(ENTRY[entry].n_turns):
         p = ENTRY[entry].turn[i]
-        vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
+        vertex[p] = _weld_at(st, key0 + window_key[p], u0 + (p & 7), v0 + (p >> 3))
     if st.one_material and 0 < u0 and u0 + WINDOW < 32 and 0 < v0 and v0 + WINDOW < 32 and 0 < st.frame_L < 32:
         # _straight_in_s_masked with the window off the chunk's borders: rows
         # v0 - 1 .. v0 + WINDOW of the two slabs, from column u0 - 1 (a loop
@@ -348,13 +351,13 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
             y = p >> 3
             if _solid_turns_at(turns, below, above, x, y):
                 in_s |= (<uint32_t>1) << j
-                vertex[p] = _weld(st, u0 + (p & 7), v0 + y)
+                vertex[p] = _weld_at(st, key0 + window_key[p], u0 + (p & 7), v0 + y)
     else:
         for j in range(ENTRY[entry].n_straight):
             p = ENTRY[entry].straight[j]
             if _straight_in_s_masked(st, u0 + (p & 7), v0 + (p >> 3), ENTRY[entry].straight_dir[j]):
                 in_s |= (<uint32_t>1) << j
-                vertex[p] = _weld(st, u0 + (p & 7), v0 + (p >> 3))
+                vertex[p] = _weld_at(st, key0 + window_key[p], u0 + (p & 7), v0 + (p >> 3))
     _emitted(st, _split_at_s(entry, in_s, vertex, 0 if positive else 1,
                              st.triangles + 3 * st.n_triangles), a, positive, material)
     return True
