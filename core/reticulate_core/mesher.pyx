@@ -61,7 +61,7 @@ from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
     MAX_COMPACT_NODES, compact_from_dense_c, compact_walk_bricks_c,
     CompactOctree)
-from reticulate_core.vertices cimport _emit, _emitted, _put, _straight_in_s_masked, _weld_at, fill_solid_turns
+from reticulate_core.vertices cimport _emitted, _put, _straight_in_s_masked, _weld_at, fill_solid_turns
 from reticulate_core.voxel_rows cimport (
     differ32, ensure_slab_rows, ret_any_nonzero64, ret_row_kernel, solid_masks, start_rows, voxel_row)
 from reticulate_core.pieces cimport weave_run_pieces
@@ -307,8 +307,15 @@ cdef inline void _lone_cell(State* st, int a, int u, int v, int positive, uint16
     cdef int i0 = _weld_at(st, key, u, v), i1 = _weld_at(st, key + st.key_u, u + 1, v)
     cdef int i2 = _weld_at(st, key + st.key_u + st.key_v, u + 1, v + 1)
     cdef int i3 = _weld_at(st, key + st.key_v, u, v + 1)
-    _emit(st, a, positive, material, i0, i1, i2)
-    _emit(st, a, positive, material, i0, i2, i3)
+    cdef int32_t* out = st.triangles + 3 * st.n_triangles
+    cdef int flip = 0 if positive else 1
+    out[0] = i0
+    out[1 + flip] = i1
+    out[2 - flip] = i2
+    out[3] = i0
+    out[4 + flip] = i2
+    out[5 - flip] = i3
+    _emitted(st, 2, a, positive, material)
 
 
 cdef inline void _new_region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
