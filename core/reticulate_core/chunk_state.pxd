@@ -127,6 +127,13 @@ cdef struct State:
     int frame_a, frame_L, axis_u, axis_v
     int key0, key_u, key_v
     int pad0, pad_u, pad_v, pad_a
+    # and its solid masks below and above and its axis's solid_turns, which
+    # give S off the chunk's borders when frame_masked: one material (the
+    # layer scan), the layer off the borders (vertices.pxd; own frame only)
+    bint frame_masked
+    const uint8_t* frame_turns
+    const uint32_t* frame_below
+    const uint32_t* frame_above
     # current region
     uint32_t region[32]
     uint32_t visited[32]
@@ -208,6 +215,10 @@ cdef inline void set_frame(State* st, int a, int L) noexcept nogil:
     # strides of x, y, z: (W * W, W, 1) in the 33^3 tables, (PP, P, 1) in the pad
     st.frame_a = a
     st.frame_L = L
+    st.frame_masked = st.one_material and 0 < L < 32
+    st.frame_turns = st.solid_turns[a]
+    st.frame_below = st.solid[a][L]
+    st.frame_above = st.solid[a][L + 1]
     st.axis_u = (a + 1) % 3
     st.axis_v = (a + 2) % 3
     if a == 0:

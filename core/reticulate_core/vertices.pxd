@@ -138,9 +138,8 @@ cdef inline bint _straight_in_s_masked(State* st, int pu, int pv, int d) noexcep
     it there, which costs the terrain more than the masks save.  Only in
     the layer's own frame: the masks are not transposed with the frame of
     pieces._weave_columns, which calls _straight_in_s alone."""
-    if st.one_material and 0 < pu < 32 and 0 < pv < 32 and 0 < st.frame_L < 32:
-        return _solid_turns_at(st.solid_turns[st.frame_a], st.solid[st.frame_a][st.frame_L],
-                               st.solid[st.frame_a][st.frame_L + 1], pu - 1, pv - 1)
+    if st.frame_masked and 0 < pu < 32 and 0 < pv < 32:
+        return _solid_turns_at(st.frame_turns, st.frame_below, st.frame_above, pu - 1, pv - 1)
     return _straight_in_s(st, pu, pv, d)
 
 

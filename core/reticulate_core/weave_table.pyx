@@ -338,13 +338,13 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
     for i in range(ENTRY[entry].n_turns):
         p = ENTRY[entry].turn[i]
         vertex[p] = _weld_at(st, key0 + window_key[p], u0 + (p & 7), v0 + (p >> 3))
-    if st.one_material and 0 < u0 and u0 + WINDOW < 32 and 0 < v0 and v0 + WINDOW < 32 and 0 < st.frame_L < 32:
+    if st.frame_masked and 0 < u0 and u0 + WINDOW < 32 and 0 < v0 and v0 + WINDOW < 32:
         # _straight_in_s_masked with the window off the chunk's borders: rows
         # v0 - 1 .. v0 + WINDOW of the two slabs, from column u0 - 1 (a loop
         # of its own: one loop choosing per point costs the noise 0.9%)
-        turns = st.solid_turns[st.frame_a]
-        below = st.solid[st.frame_a][st.frame_L] + v0 - 1
-        above = st.solid[st.frame_a][st.frame_L + 1] + v0 - 1
+        turns = st.frame_turns
+        below = st.frame_below + v0 - 1
+        above = st.frame_above + v0 - 1
         for j in range(ENTRY[entry].n_straight):
             p = ENTRY[entry].straight[j]
             x = u0 - 1 + (p & 7)
