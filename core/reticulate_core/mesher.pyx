@@ -753,13 +753,21 @@ cdef void _start_chunk(State* st, bint layer_scan) noexcept nogil:
 
 
 cdef void _finish_chunk(State* st) noexcept nogil:
-    """Reset the weld and S entries the chunk touched."""
+    """Reset the weld and S entries the chunk touched: one by one, or the
+    whole table at once when the chunk touched more than an eighth of it
+    (a rough chunk: scattered stores cost more than one sweep)."""
     cdef int e
-    for e in range(st.n_s_touched):
-        st.in_s[st.s_touched[e]] = 0
+    if st.n_s_touched > W * W * W // 8:
+        memset(st.in_s, 0, sizeof(st.in_s))
+    else:
+        for e in range(st.n_s_touched):
+            st.in_s[st.s_touched[e]] = 0
     st.n_s_touched = 0
-    for e in range(st.n_positions):
-        st.weld[st.weld_key[e]] = 0
+    if st.n_positions > W * W * W // 8:
+        memset(st.weld, 0, sizeof(st.weld))
+    else:
+        for e in range(st.n_positions):
+            st.weld[st.weld_key[e]] = 0
 
 
 cdef inline void _lone_cells(State* st, int a, int v, uint32_t cells, int positive,
