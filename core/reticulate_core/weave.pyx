@@ -15,11 +15,11 @@ the runs' steps there need; cut along the row lines where they conflict);
 ``weave_partitioned`` first cuts any cycles into monotone pieces by a
 sweep that also takes holes and pinch points.
 """
-from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from reticulate_core.chunk_state cimport POOL, State, region_rectangle
-from reticulate_core.vertices cimport _emit, _straight_in_s, _weld
+from reticulate_core.vertices cimport _emit, _emitted, _straight_in_s, _weld
 
 
 cdef inline int64_t _cross(int ox, int oy, int ax, int ay, int bx, int by) noexcept nogil:
@@ -79,17 +79,19 @@ cdef int _split(State* st, int a, int b) noexcept nogil:
     return a2
 
 
-cdef inline bint _emit_ccw(State* st, int a, int positive, uint16_t material, const int* nu,
-                           const int* nv, const int* vert, int p, int q, int r) noexcept nogil:
-    """Emit nodes p, q, r of arrays nu, nv, vert counter-clockwise; False
-    (nothing emitted) when they are collinear."""
+cdef inline bint _put_ccw(int32_t* out, int flip, const int* nu, const int* nv, const int* vert,
+                          int p, int q, int r) noexcept nogil:
+    """Nodes p, q, r of arrays nu, nv, vert as a triangle into out[0:3],
+    counter-clockwise (clockwise when flip); False (out unchanged) when
+    they are collinear.  _emitted counts such triangles."""
     cdef int64_t turn = _cross(nu[p], nv[p], nu[q], nv[q], nu[r], nv[r])
-    if turn > 0:
-        _emit(st, a, positive, material, vert[p], vert[q], vert[r])
-    elif turn < 0:
-        _emit(st, a, positive, material, vert[p], vert[r], vert[q])
-    else:
+    if turn == 0:
         return False
+    if turn < 0:
+        q, r = r, q
+    out[0] = vert[p]
+    out[1 + flip] = vert[q]
+    out[2 - flip] = vert[r]
     return True
 
 
@@ -164,7 +166,8 @@ cdef bint weave_sweep(State* st, int n, const int* nu, const int* nv, const int*
     left); False, having emitted nothing, when a triangle would be
     degenerate."""
     cdef int k, m, top, last
-    cdef int first_triangle = st.n_triangles
+    cdef int32_t* out = st.triangles + 3 * st.n_triangles
+    cdef int flip = 0 if positive else 1
     cdef bint convex
     cdef int64_t turn
     st.reflex[0] = 0
@@ -173,10 +176,9 @@ cdef bint weave_sweep(State* st, int n, const int* nu, const int* nv, const int*
     for m in range(2, n - 1):
         if st.chain[m] != st.chain[st.reflex[top - 1]]:
             for k in range(top - 1):
-                if not _emit_ccw(st, a, positive, material, nu, nv, vert, m,
-                                 st.reflex[k], st.reflex[k + 1]):
-                    st.n_triangles = first_triangle
+                if not _put_ccw(out, flip, nu, nv, vert, m, st.reflex[k], st.reflex[k + 1]):
                     return False
+                out += 3
             st.reflex[0] = m - 1
             st.reflex[1] = m
             top = 2
@@ -189,7 +191,8 @@ cdef bint weave_sweep(State* st, int n, const int* nu, const int* nv, const int*
                 convex = turn > 0 if st.chain[m] == 0 else turn < 0
                 if not convex:
                     break
-                _emit_ccw(st, a, positive, material, nu, nv, vert, m, last, k)
+                _put_ccw(out, flip, nu, nv, vert, m, last, k)
+                out += 3
                 top -= 1
                 last = st.reflex[top]
             st.reflex[top] = last
@@ -197,10 +200,10 @@ cdef bint weave_sweep(State* st, int n, const int* nu, const int* nv, const int*
             top += 2
     m = n - 1
     for k in range(top - 1):
-        if not _emit_ccw(st, a, positive, material, nu, nv, vert, m,
-                         st.reflex[k], st.reflex[k + 1]):
-            st.n_triangles = first_triangle
+        if not _put_ccw(out, flip, nu, nv, vert, m, st.reflex[k], st.reflex[k + 1]):
             return False
+        out += 3
+    _emitted(st, <int>((out - st.triangles) // 3) - st.n_triangles, a, positive, material)
     return True
 
 
