@@ -156,6 +156,13 @@ cdef inline int _weld(State* st, int u, int v) noexcept nogil:
     return _weld_at(st, frame_key(st, u, v), u, v)
 
 
+cdef inline int _weld_window(State* st, int key0, const int* window_key, int u0, int v0, int p) noexcept nogil:
+    """_weld of window point p (u0 + (p & 7), v0 + (p >> 3)) of the current
+    layer, whose corner (u0, v0) has the key key0 and window_key the
+    layer's axis's st.window_key."""
+    return _weld_at(st, key0 + window_key[p], u0 + (p & 7), v0 + (p >> 3))
+
+
 cdef inline int _weld_at(State* st, int key, int u, int v) noexcept nogil:
     """_weld of plane point (u, v), whose weld table entry is key."""
     cdef int idx

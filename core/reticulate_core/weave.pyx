@@ -19,7 +19,7 @@ from libc.stdint cimport int32_t, int64_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from reticulate_core.chunk_state cimport POOL, State, region_rectangle
-from reticulate_core.vertices cimport _emit, _emitted, _straight_in_s, _weld
+from reticulate_core.vertices cimport _emit, _emitted, _put, _straight_in_s, _weld
 
 
 cdef inline int64_t _cross(int ox, int oy, int ax, int ay, int bx, int by) noexcept nogil:
@@ -89,9 +89,7 @@ cdef inline bint _put_ccw(int32_t* out, int flip, const int* nu, const int* nv, 
         return False
     if turn < 0:
         q, r = r, q
-    out[0] = vert[p]
-    out[1 + flip] = vert[q]
-    out[2 - flip] = vert[r]
+    _put(out, vert, flip, p, q, r)
     return True
 
 
@@ -166,7 +164,8 @@ cdef bint weave_sweep(State* st, int n, const int* nu, const int* nv, const int*
     left); False, having emitted nothing, when a triangle would be
     degenerate."""
     cdef int k, m, top, last
-    cdef int32_t* out = st.triangles + 3 * st.n_triangles
+    cdef int32_t* first = st.triangles + 3 * st.n_triangles
+    cdef int32_t* out = first
     cdef int flip = 0 if positive else 1
     cdef bint convex
     cdef int64_t turn
@@ -203,7 +202,7 @@ cdef bint weave_sweep(State* st, int n, const int* nu, const int* nv, const int*
         if not _put_ccw(out, flip, nu, nv, vert, m, st.reflex[k], st.reflex[k + 1]):
             return False
         out += 3
-    _emitted(st, <int>((out - st.triangles) // 3) - st.n_triangles, a, positive, material)
+    _emitted(st, <int>((out - first) // 3), a, positive, material)
     return True
 
 

@@ -21,7 +21,7 @@ guarantee 3), with no trace.
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint32_t
 
 from reticulate_core.chunk_state cimport WINDOW_POINTS, State, frame_key, ret_ctz32, ret_step_u, ret_step_v
-from reticulate_core.vertices cimport _emitted, _put, _solid_turns_at, _straight_in_s_masked, _weld_at
+from reticulate_core.vertices cimport _emitted, _put, _solid_turns_at, _straight_in_s_masked, _weld_window
 
 cdef enum:
     WINDOW = 4              # cells per side of the window
@@ -337,7 +337,7 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
     window_key = st.window_key[a]
     for i in range(ENTRY[entry].n_turns):
         p = ENTRY[entry].turn[i]
-        vertex[p] = _weld_at(st, key0 + window_key[p], u0 + (p & 7), v0 + (p >> 3))
+        vertex[p] = _weld_window(st, key0, window_key, u0, v0, p)
     if st.frame_masked and 0 < u0 and u0 + WINDOW < 32 and 0 < v0 and v0 + WINDOW < 32:
         # _straight_in_s_masked with the window off the chunk's borders: rows
         # v0 - 1 .. v0 + WINDOW of the two slabs, from column u0 - 1 (a loop
@@ -351,13 +351,13 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
             y = p >> 3
             if _solid_turns_at(turns, below, above, x, y):
                 in_s |= (<uint32_t>1) << j
-                vertex[p] = _weld_at(st, key0 + window_key[p], u0 + (p & 7), v0 + y)
+                vertex[p] = _weld_window(st, key0, window_key, u0, v0, p)
     else:
         for j in range(ENTRY[entry].n_straight):
             p = ENTRY[entry].straight[j]
             if _straight_in_s_masked(st, u0 + (p & 7), v0 + (p >> 3), ENTRY[entry].straight_dir[j]):
                 in_s |= (<uint32_t>1) << j
-                vertex[p] = _weld_at(st, key0 + window_key[p], u0 + (p & 7), v0 + (p >> 3))
+                vertex[p] = _weld_window(st, key0, window_key, u0, v0, p)
     _emitted(st, _split_at_s(entry, in_s, vertex, 0 if positive else 1,
                              st.triangles + 3 * st.n_triangles), a, positive, material)
     return True
