@@ -191,7 +191,7 @@ cdef bint _weave_columns(State* st, int a, int positive, uint16_t material) noex
     cdef uint32_t columns = 0
     cdef int v0 = st.rv0, v1 = st.rv1, first_triangle = st.n_triangles, t, v
     cdef uint8_t face = _face(a, positive)
-    cdef bint woven
+    cdef bint woven, masked = st.frame_masked
     for v in range(v0, v1 + 1):
         columns |= st.region[v]
     memcpy(rows, st.region, sizeof(rows))
@@ -199,7 +199,9 @@ cdef bint _weave_columns(State* st, int a, int positive, uint16_t material) noex
     st.rv0 = ret_ctz32(columns)
     st.rv1 = 31 - ret_clz32(columns)
     _transpose_frame(st)
+    st.frame_masked = False     # the layer's masks are not transposed
     woven = _weave_rows(st, a, not positive, material)
+    st.frame_masked = masked
     _transpose_frame(st)
     memcpy(st.region, rows, sizeof(rows))
     st.rv0 = v0

@@ -12,7 +12,7 @@ from libc.stdint cimport uint32_t, uint64_t
 
 from reticulate_core.chunk_state cimport (
     ERR_NONE, ERR_POOL, ERR_TRACE, MAX_CYCLES, POOL, State, ret_ctz32, ret_step_u, ret_step_v)
-from reticulate_core.vertices cimport _straight_in_s, _weld
+from reticulate_core.vertices cimport _straight_in_s, _straight_in_s_masked, _weld
 
 
 cdef void _edge_masks(State* st) noexcept nogil:
@@ -123,7 +123,7 @@ cdef inline void _sweep_span(State* st, int pu, int to, int pv, int chain) noexc
     step = 1 if to > pu else -1
     pu += step
     while pu != to:
-        if _straight_in_s(st, pu, pv, 0):
+        if _straight_in_s_masked(st, pu, pv, 0):
             _sweep_node(st, pu, pv, chain)
         pu += step
     _sweep_node(st, to, pv, chain)
@@ -135,7 +135,7 @@ cdef inline void _sweep_step(State* st, int pu, int to, int pv, int d, int chain
     direction d if it is in S."""
     if to != pu:
         _sweep_span(st, pu, to, pv, chain)
-    elif _straight_in_s(st, pu, pv, d):
+    elif _straight_in_s_masked(st, pu, pv, d):
         _sweep_node(st, pu, pv, chain)
 
 
