@@ -133,12 +133,13 @@ cdef inline bint _straight_in_s_masked(State* st, int pu, int pv, int d) noexcep
     """_straight_in_s, from the solid masks of the layer's two slabs and
     st.solid_turns when the point is off the chunk's borders in a chunk of
     one material (the layer scan): no voxel compare, no cache, no branch on
-    the voxels.  For the weavers of small regions, where most straight
-    points of a rough chunk are tested.  The trace and the rectangles keep
-    _straight_in_s: with this path inside it, the compiler stops inlining
-    it there, which costs the terrain more than the masks save.  Only in
-    the layer's own frame: the masks are not transposed with the frame of
-    pieces._weave_columns, which calls _straight_in_s alone."""
+    the voxels.  For the weavers of small regions and the sweep trace of
+    pieces, where most straight points of a rough chunk are tested.  The
+    boundary trace and the rectangles keep _straight_in_s: with this path
+    inside it, the compiler stops inlining it there, which costs the
+    terrain more than the masks save.  Only in the layer's own frame: the
+    masks are not transposed with the frame, so pieces._weave_columns
+    turns frame_masked off while it weaves transposed."""
     if st.frame_masked and 0 < pu < 32 and 0 < pv < 32:
         return _solid_turns_at(st.frame_turns, st.frame_below, st.frame_above, pu - 1, pv - 1)
     return _straight_in_s(st, pu, pv, d)
