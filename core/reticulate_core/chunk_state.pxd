@@ -135,7 +135,7 @@ cdef struct State:
     const uint32_t* frame_below
     const uint32_t* frame_above
     # current region
-    uint32_t region[32]
+    uint32_t region[32 + 3]      # rows 32.. always 0: a window of 4 rows can be read from any row
     uint32_t visited[32]
     uint64_t edges[4][33]        # bit u of edges[d][v]: boundary edge leaving point (u, v) in direction d
     int rv0, rv1

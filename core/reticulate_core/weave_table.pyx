@@ -313,7 +313,7 @@ def table_triangles(int shape, int mask):
 cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) noexcept nogil:
     """Weave the filled region (st.region, rows rv0..rv1) when its shape is
     in the table; else False, having emitted and welded nothing."""
-    cdef int v0 = st.rv0, rows = st.rv1 - st.rv0 + 1, u0, r, i, j, p, entry, shape = 0
+    cdef int v0 = st.rv0, rows = st.rv1 - st.rv0 + 1, u0, i, j, p, entry, shape = 0
     cdef uint32_t span = 0, in_s = 0
     cdef int vertex[POINTS]             # the welded vertex of each node, by lattice point
     cdef int x, y, key0
@@ -321,15 +321,16 @@ cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) no
     cdef const uint8_t* turns
     cdef const uint32_t* below
     cdef const uint32_t* above
+    cdef const uint32_t* R = st.region + v0
     if rows > WINDOW:
         return False
-    for r in range(rows):
-        span |= st.region[v0 + r]
+    # the window's four rows, whatever the region's height: rows past rv1 are 0
+    span = R[0] | R[1] | R[2] | R[3]
     u0 = ret_ctz32(span)
     if (span >> u0) >> WINDOW:
         return False
-    for r in range(rows):
-        shape |= ((st.region[v0 + r] >> u0) & ((1 << WINDOW) - 1)) << (WINDOW * r)
+    shape = ((R[0] >> u0) | ((R[1] >> u0) << WINDOW) | ((R[2] >> u0) << (2 * WINDOW))
+             | ((R[3] >> u0) << (3 * WINDOW)))
     entry = SHAPE_ENTRY[shape]
     if entry < 0:
         return False
