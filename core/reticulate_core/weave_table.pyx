@@ -313,8 +313,8 @@ def table_triangles(int shape, int mask):
 cdef bint weave_from_table(State* st, int a, int positive, uint16_t material) noexcept nogil:
     """Weave the filled region (st.region, rows rv0..rv1) when its shape is
     in the table; else False, having emitted and welded nothing."""
-    cdef int v0 = st.rv0, rows = st.rv1 - st.rv0 + 1, u0, i, j, p, entry, shape = 0
-    cdef uint32_t span = 0, in_s = 0
+    cdef int v0 = st.rv0, rows = st.rv1 - st.rv0 + 1, u0, i, j, p, entry, shape
+    cdef uint32_t span, in_s = 0
     cdef int vertex[POINTS]             # the welded vertex of each node, by lattice point
     cdef int x, y, key0
     cdef const int* window_key
