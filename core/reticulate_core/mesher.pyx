@@ -1290,7 +1290,7 @@ cdef class Mesher:
             raise MemoryError("cannot allocate the mesher state")
         self.st.positions = <float*>malloc(MAX_POSITIONS * 3 * sizeof(float))
         self.st.triangles = <int32_t*>malloc((MAX_TRIANGLES + POOL) * 3 * sizeof(int32_t))
-        # and room for the three more that _emitted may write
+        # three entries more: _emitted may write up to three past the last triangle
         self.st.materials = <uint16_t*>malloc((MAX_TRIANGLES + POOL + 3) * sizeof(uint16_t))
         self.st.faces = <uint8_t*>malloc((MAX_TRIANGLES + POOL + 3) * sizeof(uint8_t))
         if (self.st.positions == NULL or self.st.triangles == NULL
