@@ -52,6 +52,9 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.stdlib cimport calloc, malloc, realloc, free
 from libc.string cimport memset, memcpy
 from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.pythread cimport (
+    NOWAIT_LOCK, WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
+    PyThread_release_lock, PyThread_type_lock)
 
 from reticulate_core.chunk_state cimport (
     ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, PPP, W, State,
@@ -1170,10 +1173,21 @@ cdef tuple _mesh_arrays(const float* positions, int64_t n_vertices, const int32_
     return arrays
 
 
+_new_object = Mesh.__new__
+
+
+cdef object _mesh_of(tuple arrays):
+    """Mesh._wrap(*arrays) without its Python frame: the meshers' own
+    arrays, in Mesh's dtypes and shapes, so no copy and no check."""
+    mesh = _new_object(Mesh)
+    mesh.positions, mesh.triangles, mesh.materials, mesh.faces = arrays
+    return mesh
+
+
 _CHUNK_SHAPE = (32, 32, 32)
 
 
-def _as_chunk(voxels):
+cdef object _as_chunk(voxels):
     """A (32, 32, 32) uint16 array from an integer or bool array (validated)."""
     if type(voxels) is np.ndarray and voxels.dtype is _UINT16 and voxels.shape == _CHUNK_SHAPE:
         return voxels           # the common case, in three attribute reads
@@ -1262,6 +1276,14 @@ cdef class Triangle:
         return f"Triangle({self._vertices}, material={self._material}, face={self._face})"
 
 
+cdef inline void _acquire(PyThread_type_lock lock):
+    """Take a Mesher's lock, the GIL released while another thread holds it
+    (that thread may need the GIL to finish its call)."""
+    if not PyThread_acquire_lock(lock, NOWAIT_LOCK):
+        with nogil:
+            PyThread_acquire_lock(lock, WAIT_LOCK)
+
+
 cdef class Mesher:
     """Reusable mesher state (about 1 MB, allocated once), one per thread.
 
@@ -1278,7 +1300,7 @@ cdef class Mesher:
     cdef State* st
     cdef uint16_t[:, :, ::1] _standalone     # (34, 34, 34) zero-halo buffer for mesh()
     cdef object _block           # (34, 34, 34) buffer for mesh_volume_batch()
-    cdef object _lock
+    cdef PyThread_type_lock _lock    # one call at a time per Mesher (_acquire)
     cdef readonly bint metrics
     cdef readonly bint walks
     cdef object _last_metrics
@@ -1304,10 +1326,14 @@ cdef class Mesher:
         self.walks = bool(walks)
         self._standalone = np.zeros((P, P, P), dtype=np.uint16)
         self._block = np.zeros((P, P, P), dtype=np.uint16)
-        self._lock = threading.Lock()
+        self._lock = PyThread_allocate_lock()
+        if self._lock == NULL:
+            raise MemoryError("cannot allocate the mesher's lock")
         self._last_metrics = None
 
     def __dealloc__(self):
+        if self._lock != NULL:
+            PyThread_free_lock(self._lock)
         if self.st != NULL:
             free(self.st.positions)
             free(self.st.triangles)
@@ -1327,8 +1353,14 @@ cdef class Mesher:
 
     def mesh(self, voxels):
         """Mesh a standalone chunk: (32, 32, 32) array or Compact/Fixed8 octree."""
+        return self._mesh_standalone(voxels)
+
+    cdef object _mesh_standalone(self, voxels):
+        """mesh(), with a C-level call from mesh_chunk."""
         nodes = None
-        if isinstance(voxels, CompactOctree):
+        if type(voxels) is np.ndarray:
+            dense = _as_chunk(voxels)   # the common case first: no octree type checks
+        elif isinstance(voxels, CompactOctree):
             nodes = voxels.nodes
             dense = voxels.to_dense()
         elif isinstance(voxels, Fixed8Octree):
@@ -1337,13 +1369,16 @@ cdef class Mesher:
             dense = tree.to_dense()
         else:
             dense = _as_chunk(voxels)
-        with self._lock:
+        _acquire(self._lock)
+        try:
             if not _copy_interior(dense, self._standalone):
                 if self.metrics:
                     self._last_metrics = dict(regions=0, seeds=0, seeds_claimed=0, triangles=0,
                                               gather_seconds=0.0, scan_seconds=0.0)
-                return Mesh._wrap(*_mesh_arrays(NULL, 0, NULL, NULL, NULL, 0))
+                return _mesh_of(_mesh_arrays(NULL, 0, NULL, NULL, NULL, 0))
             return self._run(self._standalone, (True, True, True), nodes, True)
+        finally:
+            PyThread_release_lock(self._lock)
 
     def mesh_padded(self, padded, emit_upper=(True, True, True)):
         """Mesh a chunk with its halo: (34, 34, 34) uint16, interior = chunk.
@@ -1362,8 +1397,11 @@ cdef class Mesher:
         if len(flags) != 3:
             raise ValueError(f"emit_upper needs one flag per axis, got {emit_upper!r}")
         padded = np.ascontiguousarray(padded)
-        with self._lock:
+        _acquire(self._lock)
+        try:
             return self._run(padded, flags, None, False)
+        finally:
+            PyThread_release_lock(self._lock)
 
     def mesh_volume_batch(self, const uint16_t[:, :, :] volume, coords, box_lo,
                           int64_t dy, int64_t dz, bint skip_uniform=True):
@@ -1387,7 +1425,8 @@ cdef class Mesher:
         cdef uint16_t[:, :, ::1] block = self._block
         cdef BatchRun run
         cdef Py_ssize_t i
-        with self._lock:
+        _acquire(self._lock)
+        try:
             _start_run(&run, self.st, last, box_lo, dy, dz)
             self.st.pad = &block[0, 0, 0]
             with nogil:
@@ -1398,6 +1437,8 @@ cdef class Mesher:
                     if not _mesh_run_chunk(&run, block, &chunks[i, 0], i):
                         break
             self.st.pad = NULL
+        finally:
+            PyThread_release_lock(self._lock)
         return _finish_run(&run, chunks)
 
     def mesh_blocks_batch(self, const uint16_t[:, :, :, ::1] blocks, coords, first_chunk,
@@ -1419,7 +1460,8 @@ cdef class Mesher:
             raise ValueError(f"{blocks.shape[0]} blocks for {chunks.shape[0]} chunks")
         cdef BatchRun run
         cdef Py_ssize_t i
-        with self._lock:
+        _acquire(self._lock)
+        try:
             _start_run(&run, self.st, last, box_lo, dy, dz)
             with nogil:
                 for i in range(chunks.shape[0]):
@@ -1429,6 +1471,8 @@ cdef class Mesher:
                     if not _mesh_run_chunk(&run, blocks[i], &chunks[i, 0], i):
                         break
             self.st.pad = NULL
+        finally:
+            PyThread_release_lock(self._lock)
         return _finish_run(&run, chunks)
 
     cdef object _run(self, const uint16_t[:, :, ::1] pad, tuple flags, nodes, bint halo_empty):
@@ -1466,8 +1510,7 @@ cdef class Mesher:
             err = st.error
             raise RuntimeError(f"mesher internal error {err} (please report the chunk)")
         nt = st.n_triangles
-        positions, triangles, materials, faces = _mesh_arrays(
-            st.positions, st.n_positions, st.triangles, st.materials, st.faces, nt)
+        mesh = _mesh_of(_mesh_arrays(st.positions, st.n_positions, st.triangles, st.materials, st.faces, nt))
         if self.metrics:
             self._last_metrics = {
                 "regions": st.regions,
@@ -1477,7 +1520,7 @@ cdef class Mesher:
                 "gather_seconds": st.t_gather,
                 "scan_seconds": st.t_scan,
             }
-        return Mesh._wrap(positions, triangles, materials, faces)
+        return mesh
 
     def make_triangles(self, tree, to_material, on_triangle):
         """The seed's callback API over a standalone chunk.
@@ -1530,7 +1573,7 @@ def mesh_chunk(voxels):
 
     Uses one Mesher per thread, so it is safe to call from several threads.
     """
-    mesher = getattr(_local, "mesher", None)
+    cdef Mesher mesher = getattr(_local, "mesher", None)
     if mesher is None:
         mesher = _local.mesher = Mesher()
-    return mesher.mesh(voxels)
+    return mesher._mesh_standalone(voxels)

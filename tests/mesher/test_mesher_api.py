@@ -388,3 +388,29 @@ def test_mesh_chunk_from_threads():
     for got in results.values():
         for a, b in zip(got, expected):
             np.testing.assert_array_equal(a, b)
+
+
+def test_one_mesher_shared_by_threads():
+    """A Mesher meshes one call at a time: threads sharing one wait for
+    each other (the GIL released while meshing and while waiting) and
+    every call gets its own chunk's mesh."""
+    grids = [scenario_chunk(name) for name in SCENARIOS]
+    padded = [np.pad(g, 1) for g in grids]
+    shared = rc.Mesher()
+    expected = [rc.Mesher().mesh(g) for g in grids]
+    failures = []
+
+    def work(offset):
+        for round_ in range(6):
+            i = (offset + round_) % len(grids)
+            for mesh in (shared.mesh(grids[i]), shared.mesh_padded(padded[i])):
+                if not (np.array_equal(mesh.triangles, expected[i].triangles)
+                        and np.array_equal(mesh.positions, expected[i].positions)):
+                    failures.append((offset, SCENARIOS[i]))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
