@@ -190,7 +190,12 @@ cdef bint weave_sweep(State* st, int n, const int* nu, const int* nv, const int*
                 convex = turn > 0 if st.chain[m] == 0 else turn < 0
                 if not convex:
                     break
-                _put_ccw(out, flip, nu, nv, vert, m, last, k)
+                # (k, last, m) turns by `turn`, not 0: counter-clockwise is
+                # (m, k, last) when it is positive, else (m, last, k)
+                if turn > 0:
+                    _put(out, vert, flip, m, k, last)
+                else:
+                    _put(out, vert, flip, m, last, k)
                 out += 3
                 top -= 1
                 last = st.reflex[top]
