@@ -69,6 +69,7 @@ cdef enum:
     # The triangle buffers hold POOL more: a region starts only below the
     # bound (else ERR_OUTPUT) and emits at most POOL.
     MAX_POSITIONS = W * W * W
+    WELD_INDEXES = 1 << 16          # the low half of a weld entry: MAX_POSITIONS fit
     MAX_TRIANGLES = 2 * 3 * W * 32 * 32
     MAX_CYCLES = 1200   # boundary cycles (outer + holes)
     # a window of 5 x 5 lattice points from (u0, v0): point p = u + 8 v is
@@ -178,9 +179,11 @@ cdef struct State:
     int traced_next[POOL]
     int traced_prev[POOL]
     uint8_t woven[POOL]
-    # welding
-    int32_t weld[W * W * W]      # 1 + vertex index of each corner point, 0 = none yet
-    int32_t weld_key[W * W * W]  # the weld entry of each vertex, to reset the table
+    # welding: weld[key] is weld_tag | the vertex index of a corner point
+    # welded in this chunk; any other value (an earlier chunk's tag, or 0)
+    # is none yet, so a new chunk only moves the tag on (_start_chunk)
+    uint32_t weld[W * W * W]
+    uint32_t weld_tag           # this chunk's generation (1..65535) << 16
     # S membership of lattice points tested in this chunk: 0 unknown, 1 no, 2 yes
     uint8_t in_s[W * W * W]
     int32_t s_touched[W * W * W]

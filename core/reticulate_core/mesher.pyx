@@ -57,7 +57,8 @@ from cpython.pythread cimport (
     PyThread_release_lock, PyThread_type_lock)
 
 from reticulate_core.chunk_state cimport (
-    ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, PPP, W, State,
+    ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, PPP, W, WELD_INDEXES,
+    State,
     fill_window_keys, frame_key, ret_ctz32, ret_now, ret_popcount32, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
@@ -747,6 +748,11 @@ cdef void _start_chunk(State* st, bint layer_scan) noexcept nogil:
         memset(st.prow, 0, sizeof(st.prow))
         memset(st.pcolt, 0, sizeof(st.pcolt))
         memset(st.halo_walls_ready, 0, sizeof(st.halo_walls_ready))
+    st.weld_tag += WELD_INDEXES     # every weld entry of earlier chunks is none now
+    if st.weld_tag == 0:
+        # after 65,535 chunks the tags come round again: clear them all
+        memset(st.weld, 0, sizeof(st.weld))
+        st.weld_tag = WELD_INDEXES
     st.n_positions = 0
     st.n_triangles = 0
     st.error = ERR_NONE
@@ -757,9 +763,9 @@ cdef void _start_chunk(State* st, bint layer_scan) noexcept nogil:
 
 
 cdef void _finish_chunk(State* st) noexcept nogil:
-    """Reset the weld and S entries the chunk touched: one by one, or the
-    whole table at once when the chunk touched more than an eighth of it
-    (a rough chunk: scattered stores cost more than one sweep)."""
+    """Reset the S entries the chunk touched: one by one, or the whole
+    table at once when the chunk touched more than an eighth of it (a
+    rough chunk: scattered stores cost more than one sweep)."""
     cdef int e
     if st.n_s_touched > W * W * W // 8:
         memset(st.in_s, 0, sizeof(st.in_s))
@@ -767,11 +773,6 @@ cdef void _finish_chunk(State* st) noexcept nogil:
         for e in range(st.n_s_touched):
             st.in_s[st.s_touched[e]] = 0
     st.n_s_touched = 0
-    if st.n_positions > W * W * W // 8:
-        memset(st.weld, 0, sizeof(st.weld))
-    else:
-        for e in range(st.n_positions):
-            st.weld[st.weld_key[e]] = 0
 
 
 cdef inline void _lone_cells(State* st, int a, int v, uint32_t cells, int positive,

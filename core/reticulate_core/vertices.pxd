@@ -6,7 +6,7 @@
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
-from reticulate_core.chunk_state cimport P, PP, State, frame_key
+from reticulate_core.chunk_state cimport P, PP, WELD_INDEXES, State, frame_key
 
 
 cdef inline uint32_t _label(uint16_t below, uint16_t above, uint32_t tag) noexcept nogil:
@@ -167,19 +167,18 @@ cdef inline int _weld_window(State* st, int key0, const int* window_key, int u0,
 
 cdef inline int _weld_at(State* st, int key, int u, int v) noexcept nogil:
     """_weld of plane point (u, v), whose weld table entry is key."""
+    cdef uint32_t entry = st.weld[key] ^ st.weld_tag
     cdef int idx
     cdef float* p
-    idx = st.weld[key] - 1
-    if idx >= 0:
-        return idx
+    if entry < WELD_INDEXES:
+        return <int>entry
     idx = st.n_positions
     p = st.positions + 3 * idx
     p[st.frame_a] = st.frame_L
     p[st.axis_u] = u
     p[st.axis_v] = v
     st.n_positions += 1
-    st.weld[key] = idx + 1
-    st.weld_key[idx] = key
+    st.weld[key] = st.weld_tag | <uint32_t>idx
     return idx
 
 

@@ -357,6 +357,29 @@ def test_deterministic_and_welded():
     assert first.positions.min() >= 0 and first.positions.max() <= 32
 
 
+def test_welds_stay_apart_when_the_weld_tags_come_round():
+    """A Mesher tells the vertices welded in this chunk from earlier
+    chunks' by a tag that moves on with each chunk and comes round after
+    65,535 of them (chunk 65,536 reuses chunk 1's).  Chunk 1 welds the
+    corners of a voxel that no chunk touches again until chunk 65,536,
+    which welds other corners first: its mesh is a fresh Mesher's."""
+    first = np.zeros((32, 32, 32), np.uint16)
+    first[5, 5, 5] = 1
+    other = np.zeros((32, 32, 32), np.uint16)
+    other[20, 20, 20] = 1
+    later = first.copy()
+    later[0, 0, 0] = 2
+    expected = rc.Mesher().mesh(later)
+    mesher = rc.Mesher()
+    mesher.mesh(first)
+    for _ in range(65_534):
+        mesher.mesh(other)
+    for _ in range(2):
+        mesh = mesher.mesh(later)
+        for field in ("positions", "triangles", "materials", "faces"):
+            np.testing.assert_array_equal(getattr(mesh, field), getattr(expected, field))
+
+
 def test_metrics_are_opt_in():
     grid = scenario_chunk("sphere")
     assert rc.Mesher().last_metrics is None
