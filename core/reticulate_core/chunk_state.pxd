@@ -184,10 +184,11 @@ cdef struct State:
     # is none yet, so a new chunk only moves the tag on (_start_chunk)
     uint32_t weld[W * W * W]
     uint32_t weld_tag           # this chunk's generation (1..65535) << 16
-    # S membership of lattice points tested in this chunk: 0 unknown, 1 no, 2 yes
-    uint8_t in_s[W * W * W]
-    int32_t s_touched[W * W * W]
-    int n_s_touched
+    # S membership of the lattice points tested in this chunk: in_s[key] is
+    # s_tag | 1 in S, s_tag not; any other value is not tested yet, so a
+    # new chunk only moves the tag on (_start_chunk)
+    uint16_t in_s[W * W * W]
+    uint16_t s_tag              # this chunk's generation (1..32767) << 1
     # output, allocated with the state for MAX_POSITIONS and MAX_TRIANGLES
     float* positions
     int n_positions

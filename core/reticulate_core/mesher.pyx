@@ -57,7 +57,7 @@ from cpython.pythread cimport (
     PyThread_release_lock, PyThread_type_lock)
 
 from reticulate_core.chunk_state cimport (
-    ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, PPP, W, WELD_INDEXES,
+    ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, PPP, WELD_INDEXES,
     State,
     fill_window_keys, frame_key, ret_ctz32, ret_now, ret_popcount32, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
@@ -748,11 +748,16 @@ cdef void _start_chunk(State* st, bint layer_scan) noexcept nogil:
         memset(st.prow, 0, sizeof(st.prow))
         memset(st.pcolt, 0, sizeof(st.pcolt))
         memset(st.halo_walls_ready, 0, sizeof(st.halo_walls_ready))
-    st.weld_tag += WELD_INDEXES     # every weld entry of earlier chunks is none now
+    # every weld and S entry of earlier chunks is none now; when the tags
+    # come round again (after 65,535 and 32,767 chunks), clear the tables
+    st.weld_tag += WELD_INDEXES
     if st.weld_tag == 0:
-        # after 65,535 chunks the tags come round again: clear them all
         memset(st.weld, 0, sizeof(st.weld))
         st.weld_tag = WELD_INDEXES
+    st.s_tag += 2
+    if st.s_tag == 0:
+        memset(st.in_s, 0, sizeof(st.in_s))
+        st.s_tag = 2
     st.n_positions = 0
     st.n_triangles = 0
     st.error = ERR_NONE
@@ -760,19 +765,6 @@ cdef void _start_chunk(State* st, bint layer_scan) noexcept nogil:
     st.regions = 0
     st.seeds = 0
     st.seeds_claimed = 0
-
-
-cdef void _finish_chunk(State* st) noexcept nogil:
-    """Reset the S entries the chunk touched: one by one, or the whole
-    table at once when the chunk touched more than an eighth of it (a
-    rough chunk: scattered stores cost more than one sweep)."""
-    cdef int e
-    if st.n_s_touched > W * W * W // 8:
-        memset(st.in_s, 0, sizeof(st.in_s))
-    else:
-        for e in range(st.n_s_touched):
-            st.in_s[st.s_touched[e]] = 0
-    st.n_s_touched = 0
 
 
 cdef inline void _lone_cells(State* st, int a, int v, uint32_t cells, int positive,
@@ -858,7 +850,6 @@ cdef void _mesh_rows(State* st) noexcept nogil:
             _scan_layer(st, a, L)
     if st.metrics:
         st.t_scan = ret_now() - t0
-    _finish_chunk(st)
 
 
 cdef void _mesh_dense(State* st, const uint16_t[:, :, ::1] chunk) noexcept nogil:
@@ -933,7 +924,6 @@ cdef void _mesh_state(State* st, int n_nodes) noexcept nogil:
                     _seed(st, a, 32, u, v, below, above)
     if st.metrics:
         st.t_scan = ret_now() - t0
-    _finish_chunk(st)
 
 
 cdef bint _any_nonzero(const uint16_t* voxels, int n) noexcept nogil:

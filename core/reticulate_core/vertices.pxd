@@ -100,14 +100,14 @@ cdef inline bint _straight_in_s(State* st, int pu, int pv, int d) noexcept nogil
     elif _extruded(b, st.pad_v, st.pad_a, st.pad_u):
         return False
     key = frame_key(st, pu, pv)
-    if st.in_s[key] == 0:
+    cdef unsigned int known = st.in_s[key] ^ st.s_tag     # 0 or 1 when tested in this chunk
+    if known > 1:
         c[st.frame_a] = st.frame_L
         c[st.axis_u] = pu
         c[st.axis_v] = pv
-        st.in_s[key] = 2 if _is_vertex(st, c[0], c[1], c[2]) else 1
-        st.s_touched[st.n_s_touched] = key
-        st.n_s_touched += 1
-    return st.in_s[key] == 2
+        known = 1 if _is_vertex(st, c[0], c[1], c[2]) else 0
+        st.in_s[key] = st.s_tag | known
+    return known
 
 
 cdef inline void fill_solid_turns(State* st) noexcept nogil:

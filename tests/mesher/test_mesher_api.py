@@ -380,6 +380,27 @@ def test_welds_stay_apart_when_the_weld_tags_come_round():
             np.testing.assert_array_equal(getattr(mesh, field), getattr(expected, field))
 
 
+def test_s_tests_stay_apart_when_their_tags_come_round():
+    """A Mesher caches which points it tested for S in this chunk under a
+    tag that moves on with each chunk and comes round after 32,767 of them
+    (chunk 32,768 reuses chunk 1's).  Chunks 1 and 32,768 are rough
+    multi-material chunks that test many of the same points (the chunks
+    between them test none): chunk 32,768's mesh is a fresh Mesher's."""
+    rng = np.random.default_rng(7)
+    first, later = (rng.integers(0, 4, (32, 32, 32)).astype(np.uint16) for _ in range(2))
+    lone = np.zeros((32, 32, 32), np.uint16)
+    lone[20, 20, 20] = 1
+    expected = rc.Mesher().mesh(later)
+    mesher = rc.Mesher()
+    mesher.mesh(first)
+    for _ in range(32_766):
+        mesher.mesh(lone)
+    for _ in range(2):
+        mesh = mesher.mesh(later)
+        for field in ("positions", "triangles", "materials", "faces"):
+            np.testing.assert_array_equal(getattr(mesh, field), getattr(expected, field))
+
+
 def test_metrics_are_opt_in():
     grid = scenario_chunk("sphere")
     assert rc.Mesher().last_metrics is None
