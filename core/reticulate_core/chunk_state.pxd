@@ -66,11 +66,14 @@ cdef enum:
     # Output bounds of one chunk: a vertex per corner point, and as every
     # triangle has lattice corners (area >= 1/2) and the triangles tile the
     # faces without overlap, at most 2 per unit face of the 3 x 33 layers.
-    # The triangle buffers hold POOL more: a region starts only below the
-    # bound (else ERR_OUTPUT) and emits at most POOL.
+    # The triangle buffers hold TRIANGLE_ROOM: POOL more, as a region starts
+    # only below the bound (else ERR_OUTPUT) and emits at most POOL, and
+    # 2 x 32 x 32 more, as the layer scan checks the bound once per layer
+    # before its lone cells (two triangles each, one cell each).
     MAX_POSITIONS = W * W * W
     WELD_INDEXES = 1 << 16          # the low half of a weld entry: MAX_POSITIONS fit
     MAX_TRIANGLES = 2 * 3 * W * 32 * 32
+    TRIANGLE_ROOM = MAX_TRIANGLES + POOL + 2 * 32 * 32
     MAX_CYCLES = 1200   # boundary cycles (outer + holes)
     # a window of 5 x 5 lattice points from (u0, v0): point p = u + 8 v is
     # (u0 + (p & 7), v0 + (p >> 3)) (weave_table.pyx, the dominoes)

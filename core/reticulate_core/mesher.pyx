@@ -57,9 +57,9 @@ from cpython.pythread cimport (
     PyThread_release_lock, PyThread_type_lock)
 
 from reticulate_core.chunk_state cimport (
-    ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, POOL, PP, PPP, WELD_INDEXES,
+    ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, PP, PPP, TRIANGLE_ROOM, WELD_INDEXES,
     State,
-    fill_window_keys, frame_key, ret_ctz32, ret_now, ret_popcount32, set_frame)
+    fill_window_keys, frame_key, ret_clz32, ret_ctz32, ret_now, ret_popcount32, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
@@ -259,15 +259,13 @@ cdef void _row_links(State* st, int a, int L) noexcept nogil:
 cdef void _fill(State* st, int a, int L, int u0, int v0) noexcept nogil:
     """Region of seed cell (u0, v0) into st.region (rows v, bits u), which
     is all 0 outside rows rv0..rv1; the layer's links are ready."""
-    cdef uint32_t dirty, add
+    cdef uint32_t dirty, rows, add
     cdef int v
     cdef uint32_t* R = st.region
     cdef uint32_t* hl = st.hlink[a][L]
     cdef uint32_t* vl = st.vlink[a][L]
     R[v0] = _close_row((<uint32_t>1) << u0, hl[v0])
-    st.rv0 = v0
-    st.rv1 = v0
-    dirty = (<uint32_t>1) << v0
+    dirty = rows = (<uint32_t>1) << v0
     while dirty:
         v = ret_ctz32(dirty)
         dirty &= dirty - 1
@@ -276,15 +274,15 @@ cdef void _fill(State* st, int a, int L, int u0, int v0) noexcept nogil:
             if add:
                 R[v - 1] = _close_row(R[v - 1] | add, hl[v - 1])
                 dirty |= (<uint32_t>1) << (v - 1)
-                if v - 1 < st.rv0:
-                    st.rv0 = v - 1
+                rows |= (<uint32_t>1) << (v - 1)
         if v < 31:
             add = R[v] & vl[v] & ~R[v + 1]
             if add:
                 R[v + 1] = _close_row(R[v + 1] | add, hl[v + 1])
                 dirty |= (<uint32_t>1) << (v + 1)
-                if v + 1 > st.rv1:
-                    st.rv1 = v + 1
+                rows |= (<uint32_t>1) << (v + 1)
+    st.rv0 = ret_ctz32(rows)
+    st.rv1 = 31 - ret_clz32(rows)
 
 
 cdef inline void _region(State* st, int a, int L, int u, int v, int positive, uint16_t material) noexcept nogil:
@@ -796,6 +794,9 @@ cdef void _scan_layer(State* st, int a, int L) noexcept nogil:
         any_face |= solid_below[v] ^ solid_above[v]
     if any_face == 0:
         return                  # a layer with no faces, in one vector pass
+    if st.n_triangles > MAX_TRIANGLES:
+        st.error = ERR_OUTPUT   # never: see TRIANGLE_ROOM; keeps the buffers safe
+        return
     if not st.links_ready[a][L]:
         _row_links(st, a, L)
     set_frame(st, a, L)
@@ -803,9 +804,6 @@ cdef void _scan_layer(State* st, int a, int L) noexcept nogil:
         faces = solid_below[v] ^ solid_above[v]
         if faces == 0:
             continue
-        if st.n_triangles > MAX_TRIANGLES:
-            st.error = ERR_OUTPUT   # never: see MAX_TRIANGLES; keeps the buffers safe
-            return
         row_above = above + v * sv
         linked = _linked(st, a, L, v)
         lone = faces & ~linked
@@ -1302,10 +1300,10 @@ cdef class Mesher:
         if self.st == NULL:
             raise MemoryError("cannot allocate the mesher state")
         self.st.positions = <float*>malloc(MAX_POSITIONS * 3 * sizeof(float))
-        self.st.triangles = <int32_t*>malloc((MAX_TRIANGLES + POOL) * 3 * sizeof(int32_t))
+        self.st.triangles = <int32_t*>malloc(TRIANGLE_ROOM * 3 * sizeof(int32_t))
         # three entries more: _emitted may write up to three past the last triangle
-        self.st.materials = <uint16_t*>malloc((MAX_TRIANGLES + POOL + 3) * sizeof(uint16_t))
-        self.st.faces = <uint8_t*>malloc((MAX_TRIANGLES + POOL + 3) * sizeof(uint8_t))
+        self.st.materials = <uint16_t*>malloc((TRIANGLE_ROOM + 3) * sizeof(uint16_t))
+        self.st.faces = <uint8_t*>malloc((TRIANGLE_ROOM + 3) * sizeof(uint8_t))
         if (self.st.positions == NULL or self.st.triangles == NULL
                 or self.st.materials == NULL or self.st.faces == NULL):
             raise MemoryError("cannot allocate the mesher's output buffers")
