@@ -790,6 +790,7 @@ cdef void _scan_layer(State* st, int a, int L) noexcept nogil:
     cdef int v, u, started
     cdef int su = PAD_STRIDE[a][1], sv = PAD_STRIDE[a][2], down = PAD_STRIDE[a][0]
     cdef uint32_t any_face = 0
+    cdef bint metrics = st.metrics     # read once: the weavers' stores may alias st
     for v in range(32):
         any_face |= solid_below[v] ^ solid_above[v]
     if any_face == 0:
@@ -823,7 +824,7 @@ cdef void _scan_layer(State* st, int a, int L) noexcept nogil:
                 _fill_weave_claim(st, a, L, u, v, True, row_above[u * su - down])
             started += 1
             seeds &= ~st.claims[a][L][v]
-        if st.metrics:
+        if metrics:
             st.seeds += ret_popcount32(faces)
             st.regions += ret_popcount32(lone) + started
             st.seeds_claimed += ret_popcount32(faces & linked) - started
