@@ -357,6 +357,20 @@ def test_deterministic_and_welded():
     assert first.positions.min() >= 0 and first.positions.max() <= 32
 
 
+def _assert_fresh_after(first, filler, count, later):
+    """A Mesher meshes ``later`` as a fresh Mesher does, twice, right after
+    meshing ``first`` and then ``count`` chunks of ``filler``."""
+    expected = rc.Mesher().mesh(later)
+    mesher = rc.Mesher()
+    mesher.mesh(first)
+    for _ in range(count):
+        mesher.mesh(filler)
+    for _ in range(2):
+        mesh = mesher.mesh(later)
+        for field in ("positions", "triangles", "materials", "faces"):
+            np.testing.assert_array_equal(getattr(mesh, field), getattr(expected, field))
+
+
 def test_welds_stay_apart_when_the_weld_tags_come_round():
     """A Mesher tells the vertices welded in this chunk from earlier
     chunks' by a tag that moves on with each chunk and comes round after
@@ -369,15 +383,7 @@ def test_welds_stay_apart_when_the_weld_tags_come_round():
     other[20, 20, 20] = 1
     later = first.copy()
     later[0, 0, 0] = 2
-    expected = rc.Mesher().mesh(later)
-    mesher = rc.Mesher()
-    mesher.mesh(first)
-    for _ in range(65_534):
-        mesher.mesh(other)
-    for _ in range(2):
-        mesh = mesher.mesh(later)
-        for field in ("positions", "triangles", "materials", "faces"):
-            np.testing.assert_array_equal(getattr(mesh, field), getattr(expected, field))
+    _assert_fresh_after(first, other, 65_534, later)
 
 
 def test_s_tests_stay_apart_when_their_tags_come_round():
@@ -390,15 +396,7 @@ def test_s_tests_stay_apart_when_their_tags_come_round():
     first, later = (rng.integers(0, 4, (32, 32, 32)).astype(np.uint16) for _ in range(2))
     lone = np.zeros((32, 32, 32), np.uint16)
     lone[20, 20, 20] = 1
-    expected = rc.Mesher().mesh(later)
-    mesher = rc.Mesher()
-    mesher.mesh(first)
-    for _ in range(32_766):
-        mesher.mesh(lone)
-    for _ in range(2):
-        mesh = mesher.mesh(later)
-        for field in ("positions", "triangles", "materials", "faces"):
-            np.testing.assert_array_equal(getattr(mesh, field), getattr(expected, field))
+    _assert_fresh_after(first, lone, 32_766, later)
 
 
 def test_metrics_are_opt_in():
