@@ -1275,7 +1275,9 @@ cdef inline void _acquire(PyThread_type_lock lock):
 
 
 cdef class Mesher:
-    """Reusable mesher state (about 1 MB, allocated once), one per thread.
+    """Reusable mesher state, one per thread: allocated once, about 1.9 MB
+    of tables and 3.7 MB of buffers for the largest mesh a chunk can have,
+    of which a chunk uses only the pages it touches.
 
     ``mesh(voxels)`` meshes a standalone chunk (outside empty);
     ``mesh_padded(padded, emit_upper)`` a chunk with its neighbours' halo;
