@@ -68,8 +68,9 @@ cdef enum:
     # faces without overlap, at most 2 per unit face of the 3 x 33 layers.
     # The triangle buffers hold TRIANGLE_ROOM: POOL more, as a region starts
     # only below the bound (else ERR_OUTPUT) and emits at most POOL, and
-    # 2 x 32 x 32 more, as the layer scan checks the bound once per layer
-    # before its lone cells (two triangles each, one cell each).
+    # 2 x 32 x 32 more, as the layer scan checks the bound once per layer,
+    # not before each of its lone cells (two triangles each, at most one per
+    # cell of the layer).
     MAX_POSITIONS = W * W * W
     WELD_INDEXES = 1 << 16          # the low half of a weld entry: MAX_POSITIONS fit
     MAX_TRIANGLES = 2 * 3 * W * 32 * 32
