@@ -3,7 +3,8 @@
 # with .venv's pip: into .venv itself, or with `--target DIR` into DIR.
 # `--wheel-dir DIR` keeps the wheel in DIR (emptied first; the extension build
 # can bundle it, see build_extension.py --core-wheel).  `--checked` compiles
-# the Cython kernels with bounds and wraparound checks on, and the portable C
+# the Cython kernels with bounds and wraparound checks on, signed integer
+# overflow trapped (-fsanitize=signed-integer-overflow), and the portable C
 # row kernels in place of the SSE2 ones.  The clean copy (core_source.py)
 # keeps in-place development builds (.c/.so files, core/build) out of it.
 set -euo pipefail

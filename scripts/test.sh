@@ -2,7 +2,8 @@
 # The test command of README.md: set everything up, type-check the add-on,
 # run the whole suite, then run the core's property suites once more, on a
 # quarter of their examples, against a build of the Cython kernels with bounds
-# checking on (and the portable, non-SSE2 row kernels).  That build compiles
+# checking on, signed integer overflow trapped (UBSan) and the portable,
+# non-SSE2 row kernels.  That build compiles
 # in the background while the main suite runs, which mostly keeps one core busy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ checked_build=$!
 trap 'kill -- "-$checked_build" 2>/dev/null || true; rm -f "$checked_log"' EXIT
 bash scripts/typecheck.sh
 .venv/bin/python -m pytest tests "$@"
-echo "test: property suites against a bounds-checked, portable-kernel build of the core"
+echo "test: property suites against a bounds-checked, overflow-trapping, portable-kernel build of the core"
 if ! wait "$checked_build"; then
   cat "$checked_log" >&2
   echo "test: the bounds-checked build of the core failed" >&2
