@@ -93,10 +93,13 @@ cdef inline const uint16_t* _slab(State* st, int a, int layer) noexcept nogil:
 
 cdef inline uint32_t _close_row(uint32_t r, uint32_t h) noexcept nogil:
     """Cells of a row connected to the cells r through links h (bit u: u~u+1;
-    bit 31 is never set).  Upwards by one carry: adding a seed bit to a run
-    of links carries it through the run to the cell after its last link;
-    downwards by doubling steps."""
+    bit 31 is never set): r itself at once when no link touches it, else
+    upwards by one carry (adding a seed bit to a run of links carries it
+    through the run to the cell after its last link) and downwards by
+    doubling steps."""
     cdef uint32_t h1 = h, h2, h4, h8, h16
+    if ((r | (r >> 1)) & h) == 0:
+        return r
     h2 = h1 & (h1 >> 1)
     h4 = h2 & (h2 >> 2)
     h8 = h4 & (h4 >> 4)
