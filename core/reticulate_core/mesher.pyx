@@ -58,8 +58,7 @@ from cpython.pythread cimport (
 
 from reticulate_core.chunk_state cimport (
     ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, PP, PPP, TRIANGLE_ROOM, WELD_INDEXES,
-    State,
-    fill_window_keys, frame_key, ret_clz32, ret_ctz32, ret_now, ret_popcount32, set_frame)
+    State, fill_window_keys, frame_key, ret_clz32, ret_ctz32, ret_now, ret_popcount32, set_frame)
 from reticulate_core.halo cimport fill_block, uniform_block
 from reticulate_core.morton cimport spread2, compact2, compact3
 from reticulate_core.octree cimport (
