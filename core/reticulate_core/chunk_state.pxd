@@ -220,7 +220,10 @@ cdef struct State:
 
 cdef inline void set_frame(State* st, int a, int L) noexcept nogil:
     """Make layer L of axis a the current region's layer (see State)."""
-    # strides of x, y, z: (W * W, W, 1) in the 33^3 tables, (PP, P, 1) in the pad
+    # strides of x, y, z: (1, W, W * W) in the 33^3 weld/S tables, x along
+    # their cache lines: a z layer's points (z is up: floors and terrain
+    # tops, most faces of usual voxel data) share lines, an x layer's each
+    # take one; (PP, P, 1) in the pad
     st.frame_a = a
     st.frame_L = L
     st.frame_masked = st.one_material and 0 < L < 32
@@ -230,13 +233,13 @@ cdef inline void set_frame(State* st, int a, int L) noexcept nogil:
     st.axis_u = (a + 1) % 3
     st.axis_v = (a + 2) % 3
     if a == 0:
-        st.key0, st.key_u, st.key_v = L * W * W, W, 1
+        st.key0, st.key_u, st.key_v = L, W, W * W
         st.pad0, st.pad_u, st.pad_v, st.pad_a = L * PP, P, 1, PP
     elif a == 1:
-        st.key0, st.key_u, st.key_v = L * W, 1, W * W
+        st.key0, st.key_u, st.key_v = L * W, W * W, 1
         st.pad0, st.pad_u, st.pad_v, st.pad_a = L * P, 1, PP, P
     else:
-        st.key0, st.key_u, st.key_v = L, W * W, W
+        st.key0, st.key_u, st.key_v = L * W * W, 1, W
         st.pad0, st.pad_u, st.pad_v, st.pad_a = L, PP, P, 1
 
 
