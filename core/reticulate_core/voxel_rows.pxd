@@ -369,7 +369,6 @@ cdef inline void solid_masks(State* st) noexcept nogil:
     matrices for frames 0 and 2.  Also st.one_material: the solid voxels of
     the chunk and of its six face slabs of halo have one material."""
     cdef uint32_t along_z[P][P]        # [x][y] bit z: pad voxel (x, y, z + 1) is solid
-    cdef uint32_t along_z_t[P][P]      # the same, [y][x]
     cdef uint32_t lower, upper
     cdef uint16_t material = 0
     cdef ret_others others
@@ -389,8 +388,6 @@ cdef inline void solid_masks(State* st) noexcept nogil:
             ret_solid_rows(row, P - 2 * y0, material, &others, solid + y0)
             if y0:
                 solid[0] = solid[P - 1] = 0
-        for y in range(P):
-            along_z_t[y][x] = solid[y]
         if 1 <= x <= 32:
             # frame 1 (y; z, x): slab y, row x, bit z
             for y in range(P):
@@ -398,8 +395,9 @@ cdef inline void solid_masks(State* st) noexcept nogil:
     st.one_material = not ret_others_any(&others)
     # frame 0 (x; y, z): slab x, row z, bit y
     ret_transpose32_many(&along_z[0][1], P, &st.solid[0][0][0], 1, 32, P)
-    # frame 2 (z; x, y): slab z, row y, bit x; slabs -1 and 32 are the z halo
-    ret_transpose32_many(&along_z_t[1][1], P, &st.solid[2][1][0], 32, 1, 32)
+    # frame 2 (z; x, y): slab z, row y, bit x, from frame 1's slabs y (rows
+    # x, bit z); slabs -1 and 32 are the z halo
+    ret_transpose32_many(&st.solid[1][1][0], 32, &st.solid[2][1][0], 32, 1, 32)
     for y in range(32):
         lower = upper = 0
         if not st.halo_empty:
