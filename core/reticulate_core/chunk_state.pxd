@@ -216,6 +216,11 @@ cdef struct State:
     int window_key[3][WINDOW_POINTS]
     # compact stream
     uint32_t nodes[MAX_COMPACT_NODES]
+    # solid rows along z (solid_masks): [x][y] bit z: pad voxel (x, y, z + 1)
+    # solid; the standalone copy may fill them (copy_chunk)
+    uint32_t solid_z[34][34]
+    bint solid_z_copied          # solid_z and copied_one_material came with the standalone copy
+    bint copied_one_material
 
 
 cdef inline void set_frame(State* st, int a, int L) noexcept nogil:

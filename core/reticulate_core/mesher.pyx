@@ -66,7 +66,8 @@ from reticulate_core.octree cimport (
     CompactOctree)
 from reticulate_core.vertices cimport _emitted, _put, _straight_in_s_masked, _weld_at, _weld_window, fill_solid_turns
 from reticulate_core.voxel_rows cimport (
-    differ32, ensure_slab_rows, ret_any_nonzero64, ret_row_kernel, solid_masks, start_rows, voxel_row)
+    copy_chunk, differ32, ensure_slab_rows, ret_any_nonzero64, ret_row_kernel, solid_masks, start_rows,
+    voxel_row)
 from reticulate_core.pieces cimport weave_run_pieces
 from reticulate_core.trace cimport trace_region
 from reticulate_core.weave cimport weave_cycle, weave_partitioned, weave_rectangle
@@ -1198,16 +1199,17 @@ cdef object _as_chunk(voxels):
     return arr
 
 
-cdef bint _copy_interior(chunk, uint16_t[:, :, ::1] padded) except -1:
+cdef bint _copy_interior(State* st, chunk, uint16_t[:, :, ::1] padded) except -1:
     """padded[1:33, 1:33, 1:33] = chunk, a (32, 32, 32) uint16 array (from
     _as_chunk or an octree's to_dense(); C-level, so nothing else gets here),
     and True, or False when the chunk has no solid voxel (then ``padded`` is
     left as it was; its halo always is).  A C-contiguous chunk is read
-    through the buffer protocol: no memoryview object per call."""
+    through the buffer protocol: no memoryview object per call, and its
+    solid rows are taken on the way (copy_chunk; the caller clears
+    st.solid_z_copied when it does not mesh the chunk by the layer scan)."""
     cdef Py_buffer view
     cdef const uint16_t* voxels
     cdef bint solid
-    cdef int x, y
     PyObject_GetBuffer(chunk, &view, PyBUF_STRIDES)
     voxels = <const uint16_t*>view.buf
     if not (view.ndim == 3 and view.itemsize == 2 and view.shape[0] == 32 and view.shape[1] == 32
@@ -1221,9 +1223,7 @@ cdef bint _copy_interior(chunk, uint16_t[:, :, ::1] padded) except -1:
     with nogil:
         solid = _any_nonzero(voxels, 32 * 32 * 32)
         if solid:
-            for x in range(32):
-                for y in range(32):
-                    memcpy(&padded[x + 1, y + 1, 1], voxels + 1024 * x + 32 * y, 32 * sizeof(uint16_t))
+            copy_chunk(st, voxels, &padded[1, 1, 1])
     PyBuffer_Release(&view)
     return solid
 
@@ -1365,13 +1365,14 @@ cdef class Mesher:
             dense = _as_chunk(voxels)
         _acquire(self._lock)
         try:
-            if not _copy_interior(dense, self._standalone):
+            if not _copy_interior(self.st, dense, self._standalone):
                 if self.metrics:
                     self._last_metrics = dict(regions=0, seeds=0, seeds_claimed=0, triangles=0,
                                               gather_seconds=0.0, scan_seconds=0.0)
                 return _mesh_of(_mesh_arrays(NULL, 0, NULL, NULL, NULL, 0))
             return self._run(self._standalone, (True, True, True), nodes, True)
         finally:
+            self.st.solid_z_copied = False     # used by the layer scan's solid_masks, or by nothing
             PyThread_release_lock(self._lock)
 
     def mesh_padded(self, padded, emit_upper=(True, True, True)):

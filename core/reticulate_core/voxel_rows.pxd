@@ -176,6 +176,19 @@ cdef extern from *:
             ret_others_add(o, a, m);
         }
     }
+    /* ret_copy_solid_rows: a (32, 32, 32) chunk src copied into the pad
+       whose voxel (1, 1, 1) is dst, and ret_solid_rows of its rows on the
+       way: row (x, y) of src (32 voxels along z) to dst + 34 * 34 * x + 34 * y,
+       its solid bits to out[34 * (x + 1) + y + 1] */
+    static inline void ret_copy_solid_rows_plain(const unsigned short* src, unsigned short* dst,
+                                                 unsigned short m, ret_others* o, unsigned int* out) {
+        for (int x = 0; x < 32; x++)
+            for (int y = 0; y < 32; y++) {
+                unsigned short* d = dst + 34 * 34 * x + 34 * y;
+                memcpy(d, src + 1024 * x + 32 * y, 64);
+                ret_solid_rows_plain(d, 1, m, o, out + 34 * (x + 1) + y + 1);
+            }
+    }
     /* count 32 x 32 bit matrices transposed (ret_transpose32): matrix i
        from in + i * in_step, its row c to out[i * out_step + c * out_stride] */
     static inline void ret_transpose32_many_plain(const unsigned int* in, int in_step, unsigned int* out,
@@ -204,6 +217,26 @@ cdef extern from *:
             out[r] = ~(unsigned int)_mm256_movemask_epi8(
                 _mm256_permute4x64_epi64(_mm256_packs_epi16(e0, e1), 0xD8));
         }
+        o->lanes = _mm_or_si128(o->lanes, _mm_or_si128(_mm256_castsi256_si128(acc),
+                                                       _mm256_extracti128_si256(acc, 1)));
+    }
+    __attribute__((target("avx2")))
+    static void ret_copy_solid_rows_avx2(const unsigned short* src, unsigned short* dst,
+                                         unsigned short m, ret_others* o, unsigned int* out) {
+        __m256i z = _mm256_setzero_si256(), mm = _mm256_set1_epi16((short)m), acc = z;
+        for (int x = 0; x < 32; x++)
+            for (int y = 0; y < 32; y++, src += 32) {
+                unsigned short* d = dst + 34 * 34 * x + 34 * y;
+                __m256i v0 = _mm256_loadu_si256((const __m256i*)src);
+                __m256i v1 = _mm256_loadu_si256((const __m256i*)(src + 16));
+                _mm256_storeu_si256((__m256i*)d, v0);
+                _mm256_storeu_si256((__m256i*)(d + 16), v1);
+                __m256i e0 = _mm256_cmpeq_epi16(v0, z), e1 = _mm256_cmpeq_epi16(v1, z);
+                acc = _mm256_or_si256(acc, _mm256_andnot_si256(e0, _mm256_xor_si256(v0, mm)));
+                acc = _mm256_or_si256(acc, _mm256_andnot_si256(e1, _mm256_xor_si256(v1, mm)));
+                out[34 * (x + 1) + y + 1] = ~(unsigned int)_mm256_movemask_epi8(
+                    _mm256_permute4x64_epi64(_mm256_packs_epi16(e0, e1), 0xD8));
+            }
         o->lanes = _mm_or_si128(o->lanes, _mm_or_si128(_mm256_castsi256_si128(acc),
                                                        _mm256_extracti128_si256(acc, 1)));
     }
@@ -251,6 +284,13 @@ cdef extern from *:
         else
             ret_solid_rows_plain(a, n, m, o, out);
     }
+    static inline void ret_copy_solid_rows(const unsigned short* src, unsigned short* dst,
+                                           unsigned short m, ret_others* o, unsigned int* out) {
+        if (ret_use_avx2())
+            ret_copy_solid_rows_avx2(src, dst, m, o, out);
+        else
+            ret_copy_solid_rows_plain(src, dst, m, o, out);
+    }
     static inline void ret_transpose32_many(const unsigned int* in, int in_step, unsigned int* out,
                                             int out_stride, int out_step, int count) {
         if (ret_use_avx2())
@@ -262,10 +302,13 @@ cdef extern from *:
     static inline int ret_row_kernel(void) { return RET_ROW_KERNEL; }
     #define ret_solid_rows ret_solid_rows_plain
     #define ret_transpose32_many ret_transpose32_many_plain
+    #define ret_copy_solid_rows ret_copy_solid_rows_plain
     #endif
     """
     int ret_row_kernel() noexcept nogil     # 0 portable C, 1 SSE2, 2 SSE2 and AVX2
     void ret_solid_rows(const uint16_t* a, int n, uint16_t m, ret_others* o, uint32_t* out) noexcept nogil
+    void ret_copy_solid_rows(const uint16_t* src, uint16_t* dst, uint16_t m, ret_others* o,
+                             uint32_t* out) noexcept nogil
     void ret_transpose32_many(const uint32_t* src, int in_step, uint32_t* dst, int out_stride,
                               int out_step, int count) noexcept nogil
     uint32_t ret_equal32(const uint16_t* a, const uint16_t* b) noexcept nogil
@@ -363,38 +406,63 @@ cdef inline uint16_t _first_material(const uint16_t* row, int n) noexcept nogil:
     return 0
 
 
+cdef inline void copy_chunk(State* st, const uint16_t* voxels, uint16_t* interior) noexcept nogil:
+    """A standalone chunk's voxels (32, 32, 32), not all empty, into the
+    pad's interior (voxel (1, 1, 1) at ``interior``), with its solid rows
+    along z into st.solid_z on the way, for the next solid_masks."""
+    cdef ret_others others
+    cdef uint16_t material = _first_material32(voxels)
+    ret_others_clear(&others)
+    ret_copy_solid_rows(voxels, interior, material, &others, &st.solid_z[0][0])
+    st.copied_one_material = not ret_others_any(&others)
+    st.solid_z_copied = True
+
+
+cdef inline uint16_t _first_material32(const uint16_t* voxels) noexcept nogil:
+    """The material of the first solid voxel of 1024 rows of 32 voxels, or 0."""
+    cdef uint32_t solid
+    cdef int r
+    for r in range(1024):
+        solid = solid32(voxels + 32 * r)
+        if solid:
+            return voxels[32 * r + ret_ctz32(solid)]
+    return 0
+
+
 cdef inline void solid_masks(State* st) noexcept nogil:
     """st.solid[a][slab + 1][v] bit u: voxel (slab, u, v) of axis a's frame
-    is solid, for slabs -1..32: rows along z of the pad, transposed as bit
+    is solid, for slabs -1..32: rows along z of the pad (st.solid_z, which
+    the standalone copy may have filled: copy_chunk), transposed as bit
     matrices for frames 0 and 2.  Also st.one_material: the solid voxels of
     the chunk and of its six face slabs of halo have one material."""
-    cdef uint32_t along_z[P][P]        # [x][y] bit z: pad voxel (x, y, z + 1) is solid
     cdef uint32_t lower, upper
     cdef uint16_t material = 0
     cdef ret_others others
     cdef const uint16_t* row
     cdef uint32_t* solid
     cdef int x, y, y0 = 1 if st.halo_empty else 0
+    cdef bint copied = st.solid_z_copied
+    st.solid_z_copied = False
     ret_others_clear(&others)
     for x in range(P):
-        solid = along_z[x]
+        solid = st.solid_z[x]
         if st.halo_empty and (x == 0 or x == P - 1):
-            memset(solid, 0, sizeof(along_z[x]))
-        else:
+            memset(solid, 0, sizeof(st.solid_z[x]))
+        elif not copied:
             # rows y0..P - 1 - y0 (the halo's rows when it is not empty)
             row = st.pad + x * PP + y0 * P + 1
             if material == 0:
                 material = _first_material(row, P - 2 * y0)
             ret_solid_rows(row, P - 2 * y0, material, &others, solid + y0)
-            if y0:
-                solid[0] = solid[P - 1] = 0
+        if y0:
+            solid[0] = solid[P - 1] = 0
         if 1 <= x <= 32:
             # frame 1 (y; z, x): slab y, row x, bit z
             for y in range(P):
                 st.solid[1][y][x - 1] = solid[y]
-    st.one_material = not ret_others_any(&others)
+    st.one_material = st.copied_one_material if copied else not ret_others_any(&others)
     # frame 0 (x; y, z): slab x, row z, bit y
-    ret_transpose32_many(&along_z[0][1], P, &st.solid[0][0][0], 1, 32, P)
+    ret_transpose32_many(&st.solid_z[0][1], P, &st.solid[0][0][0], 1, 32, P)
     # frame 2 (z; x, y): slab z, row y, bit x, from frame 1's slabs y (rows
     # x, bit z); slabs -1 and 32 are the z halo
     ret_transpose32_many(&st.solid[1][1][0], 32, &st.solid[2][1][0], 32, 1, 32)
