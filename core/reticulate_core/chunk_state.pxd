@@ -217,7 +217,8 @@ cdef struct State:
     # compact stream
     uint32_t nodes[MAX_COMPACT_NODES]
     # solid rows along z (solid_masks): [x][y] bit z: pad voxel (x, y, z + 1)
-    # solid; the standalone copy may fill them (copy_chunk)
+    # solid; the copy of a standalone chunk (empty halo) may fill them
+    # (copy_chunk), for its own layer scan only (Mesher clears the flag)
     uint32_t solid_z[34][34]
     bint solid_z_copied          # solid_z and copied_one_material came with the standalone copy
     bint copied_one_material

@@ -302,6 +302,21 @@ def test_zero_halo_equals_standalone(name):
         np.testing.assert_array_equal(getattr(standalone, field), getattr(padded, field))
 
 
+@pytest.mark.parametrize("octree", [CompactOctree, Fixed8Octree])
+def test_a_standalone_copy_is_not_read_by_the_next_call(octree):
+    """Copying a standalone chunk takes its solid rows for the layer scan;
+    a chunk meshed by the walks instead (octree input) must leave nothing
+    behind for the next block the same mesher scans."""
+    mesher = rc.Mesher()
+    mesher.mesh(octree.from_dense(scenario_chunk("terrain")))
+    block = np.pad(scenario_chunk("sphere"), 1)
+    block[0, 3:9, 4:20] = 2                 # a halo, so the block's own rows are read
+    expected = rc.Mesher().mesh_padded(block)
+    mesh = mesher.mesh_padded(block)
+    for field in ("positions", "triangles", "materials", "faces"):
+        np.testing.assert_array_equal(getattr(mesh, field), getattr(expected, field))
+
+
 def test_halo_voxel_gives_its_layer_zero_face():
     padded = np.zeros((34, 34, 34), np.uint16)
     padded[0, 5, 6] = 7            # voxel (-1, 4, 5), left of the chunk
