@@ -4,10 +4,12 @@
 # gives 32 bits at once.  Frame 1 (y; z, x) reads the padded array itself;
 # frames 0 (x; y, z) and 2 (z; x, y) read transposed copies, built slab by
 # slab when a layer's links need them.  The solid masks of every frame come
-# from the pad's rows along z and 32 x 32 bit-matrix transposes.  The row
-# kernels are SSE2 (plain C with RETICULATE_PORTABLE or without SSE2); the
-# solid masks, once per chunk, take AVX2 where GCC or Clang can build it and
-# the CPU has it, checked at the first call (row_kernel() in mesher.pyx).
+# from the pad's rows along z (for a standalone chunk, taken while it is
+# copied into the pad) and 32 x 32 bit-matrix transposes.  The row kernels
+# are SSE2 (plain C with RETICULATE_PORTABLE or without SSE2); the solid
+# masks and the standalone copy, once per chunk, take AVX2 where GCC or
+# Clang can build it and the CPU has it, checked at the first call
+# (row_kernel() in mesher.pyx).
 from libc.stdint cimport uint16_t, uint32_t
 from libc.string cimport memcpy, memset
 
