@@ -397,14 +397,15 @@ cdef inline const uint16_t* voxel_row(State* st, int a, int layer, int v) noexce
     return st.row_base[a] + (layer + 1) * st.row_layer[a] + (v + 1) * st.row_v[a] + 1
 
 
-cdef inline uint16_t _first_material(const uint16_t* row, int n) noexcept nogil:
-    """The material of the first solid voxel of the n rows row + P r, or 0."""
+cdef inline uint16_t _first_material(const uint16_t* row, int n, int stride) noexcept nogil:
+    """The material of the first solid voxel of the n rows of 32 voxels
+    row + stride r, or 0."""
     cdef uint32_t solid
     cdef int r
     for r in range(n):
-        solid = solid32(row + r * P)
+        solid = solid32(row + r * stride)
         if solid:
-            return row[r * P + ret_ctz32(solid)]
+            return row[r * stride + ret_ctz32(solid)]
     return 0
 
 
@@ -413,22 +414,11 @@ cdef inline void copy_chunk(State* st, const uint16_t* voxels, uint16_t* interio
     pad's interior (voxel (1, 1, 1) at ``interior``), with its solid rows
     along z into st.solid_z on the way, for the next solid_masks."""
     cdef ret_others others
-    cdef uint16_t material = _first_material32(voxels)
+    cdef uint16_t material = _first_material(voxels, 32 * 32, 32)
     ret_others_clear(&others)
     ret_copy_solid_rows(voxels, interior, material, &others, &st.solid_z[0][0])
     st.copied_one_material = not ret_others_any(&others)
     st.solid_z_copied = True
-
-
-cdef inline uint16_t _first_material32(const uint16_t* voxels) noexcept nogil:
-    """The material of the first solid voxel of 1024 rows of 32 voxels, or 0."""
-    cdef uint32_t solid
-    cdef int r
-    for r in range(1024):
-        solid = solid32(voxels + 32 * r)
-        if solid:
-            return voxels[32 * r + ret_ctz32(solid)]
-    return 0
 
 
 cdef inline void solid_masks(State* st) noexcept nogil:
@@ -454,7 +444,7 @@ cdef inline void solid_masks(State* st) noexcept nogil:
             # rows y0..P - 1 - y0 (the halo's rows when it is not empty)
             row = st.pad + x * PP + y0 * P + 1
             if material == 0:
-                material = _first_material(row, P - 2 * y0)
+                material = _first_material(row, P - 2 * y0, P)
             ret_solid_rows(row, P - 2 * y0, material, &others, solid + y0)
         if y0:
             solid[0] = solid[P - 1] = 0
