@@ -25,12 +25,7 @@ def match_half_edges(const int32_t[:, ::1] triangles, int64_t n_vertices):
     """
     cdef Py_ssize_t n_half = 3 * triangles.shape[0], h, i, t
     cdef int64_t v
-    _check_triangles(triangles)
-    for t in range(triangles.shape[0]):
-        for i in range(3):
-            if triangles[t, i] < 0 or triangles[t, i] >= n_vertices:
-                raise ValueError(f"triangle {t} indexes vertex {triangles[t, i]}, "
-                                 f"outside 0..{n_vertices - 1}")
+    _check_triangles(triangles, n_vertices)
     mate_array = np.full(n_half, -1, dtype=np.int64)
     start_array = np.zeros(n_vertices + 1, dtype=np.int64)
     out_array = np.empty(n_half, dtype=np.int64)
@@ -106,11 +101,19 @@ cdef int64_t _half_edges_between(const int64_t[::1] out, const int64_t[::1] star
     return count
 
 
-def _check_triangles(const int32_t[:, ::1] triangles):
-    """The kernels read three corners per triangle: (T, 3) only."""
+def _check_triangles(const int32_t[:, ::1] triangles, int64_t n_vertices):
+    """The kernels read three corners per triangle, each a vertex index:
+    (T, 3) only, every corner in 0..n_vertices - 1."""
+    cdef Py_ssize_t t
+    cdef int i
     if triangles.shape[1] != 3:
         raise ValueError(f"triangles must have shape (T, 3), "
                          f"got ({triangles.shape[0]}, {triangles.shape[1]})")
+    for t in range(triangles.shape[0]):
+        for i in range(3):
+            if triangles[t, i] < 0 or triangles[t, i] >= n_vertices:
+                raise ValueError(f"triangle {t} indexes vertex {triangles[t, i]}, "
+                                 f"outside 0..{n_vertices - 1}")
 
 
 def sheet_vertices(const int64_t[::1] mate, const int32_t[:, ::1] triangles, int64_t n_vertices):
@@ -123,12 +126,11 @@ def sheet_vertices(const int64_t[::1] mate, const int32_t[:, ::1] triangles, int
     index from n_vertices on.
     """
     cdef Py_ssize_t n_half = 3 * triangles.shape[0], h, c
-    _check_triangles(triangles)
+    _check_triangles(triangles, n_vertices)
     if mate.shape[0] != n_half:
         raise ValueError(f"{mate.shape[0]} mates for {n_half} half-edges")
-    if n_half and (np.min(mate) < -1 or np.max(mate) >= n_half
-                   or np.min(triangles) < 0 or np.max(triangles) >= n_vertices):
-        raise ValueError("sheet_vertices: mates must be half-edges or -1, corners vertices 0..n_vertices - 1")
+    if n_half and (np.min(mate) < -1 or np.max(mate) >= n_half):
+        raise ValueError("sheet_vertices: mates must be half-edges or -1")
     corner_array = np.full(n_half, -1, dtype=np.int32)
     has_sheet_array = np.zeros(n_vertices, dtype=np.uint8)
     source_array = np.empty(n_vertices + n_half, dtype=np.int64)

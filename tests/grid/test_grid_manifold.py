@@ -172,12 +172,17 @@ def test_half_edge_kernels_reject_arrays_they_would_read_past():
         sheet_vertices(mate[:2 * len(triangles)], two_corners, n)
     with pytest.raises(ValueError, match="mates for"):
         sheet_vertices(mate[:-1], triangles, n)
-    for bad_mate, bad_triangles, bad_n in ((len(mate), triangles, n), (-2, triangles, n),
-                                           (0, triangles, n - 1)):
+    for bad_mate in (len(mate), -2):
         changed = mate.copy()
-        if bad_mate:
-            changed[4] = bad_mate
+        changed[4] = bad_mate
         with pytest.raises(ValueError, match="mates must be half-edges or -1"):
-            sheet_vertices(changed, bad_triangles, bad_n)
+            sheet_vertices(changed, triangles, n)
+    for kernel in (lambda t, k: match_half_edges(t, k), lambda t, k: sheet_vertices(mate, t, k)):
+        with pytest.raises(ValueError, match="indexes vertex"):
+            kernel(triangles, n - 1)
+        negative = triangles.copy()
+        negative[2, 0] = -1
+        with pytest.raises(ValueError, match="triangle 2 indexes vertex -1"):
+            kernel(negative, n)
     corners, source = sheet_vertices(mate, triangles, n)
     assert np.array_equal(corners.reshape(-1, 3), triangles)      # a box has one sheet per vertex
