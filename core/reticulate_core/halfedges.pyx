@@ -23,7 +23,7 @@ def match_half_edges(const int32_t[:, ::1] triangles, int64_t n_vertices):
     the order of their first half-edge.  Raises ValueError when some edge
     has another make-up (the mesh is not a closed voxel surface).
     """
-    cdef Py_ssize_t n_half = 3 * triangles.shape[0], h, i, t
+    cdef Py_ssize_t n_half = 3 * triangles.shape[0], h
     cdef int64_t v
     _check_triangles(triangles, n_vertices)
     mate_array = np.full(n_half, -1, dtype=np.int64)

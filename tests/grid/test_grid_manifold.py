@@ -177,7 +177,7 @@ def test_half_edge_kernels_reject_arrays_they_would_read_past():
         changed[4] = bad_mate
         with pytest.raises(ValueError, match="mates must be half-edges or -1"):
             sheet_vertices(changed, triangles, n)
-    for kernel in (lambda t, k: match_half_edges(t, k), lambda t, k: sheet_vertices(mate, t, k)):
+    for kernel in (match_half_edges, lambda t, k: sheet_vertices(mate, t, k)):
         with pytest.raises(ValueError, match="indexes vertex"):
             kernel(triangles, n - 1)
         negative = triangles.copy()
