@@ -81,8 +81,35 @@ def mesh_data(name, piece, choice):
     return build_mesh(name, piece, ids, slot_materials, colors=colors)
 
 
+def holds_as_transform(matrix, tolerance=1e-5):
+    """Whether an object's location, rotation and scale can hold the affine
+    4x4 ``matrix``: its 3x3 part has orthogonal columns (no shear)."""
+    linear = np.asarray(matrix, dtype=np.float64)[:3, :3]
+    gram = linear.T @ linear
+    shear = gram - np.diag(np.diag(gram))
+    return bool(np.all(np.abs(shear) <= tolerance * np.max(np.diag(gram))))
+
+
+def baked(piece, linear):
+    """``piece`` with its positions mapped by the 3x3 matrix ``linear``; a
+    mirroring one (negative determinant) also reverses the triangles, so they
+    stay counter-clockwise from outside."""
+    positions = (piece.positions.astype(np.float64) @ np.asarray(linear, dtype=np.float64).T).astype(np.float32)
+    triangles = piece.triangles[:, ::-1] if np.linalg.det(linear) < 0 else piece.triangles
+    return Piece(positions, np.ascontiguousarray(triangles), piece.materials)
+
+
 def mesh_object(name, piece, choice, matrix):
-    """A new unlinked object holding a new mesh of ``piece``."""
+    """A new unlinked object holding a new mesh of ``piece``, placed by ``matrix``.
+
+    A sheared matrix (a rotated child of a non-uniformly scaled parent has
+    one) does not fit an object's location, rotation and scale: then its
+    3x3 part is baked into the vertices and the object keeps its translation.
+    """
+    matrix = np.asarray(matrix, dtype=np.float64)
+    if not holds_as_transform(matrix):
+        piece = baked(piece, matrix[:3, :3])
+        matrix = np.block([[np.eye(3), matrix[:3, 3:]], [np.zeros((1, 3)), np.ones((1, 1))]])
     ob = bpy.data.objects.new(name, mesh_data(name, piece, choice))
     ob.matrix_world = as_matrix(matrix)
     return ob

@@ -5,7 +5,8 @@ or, when the object has modifiers or no file (e.g. Mesh to Volume), from the
 evaluated grids saved to a temporary .vdb first.  Float grids are solid
 above ``threshold``; integer grids are material ids.  The new object
 ``<volume>_mesh`` is placed by the grid transform times the volume object's
-matrix, so it overlays the volume exactly.
+matrix (baked into the vertices where that has shear), so it overlays the
+volume exactly.
 """
 import tempfile
 from pathlib import Path

@@ -4,7 +4,8 @@ The evaluated mesh (modifiers applied) is voxelized in the object's local
 space at ``voxel_size`` (see ``voxelize.py``); voxel ids are the source's
 material slot + 1, so the new object reuses the source's materials slot by
 slot.  The result is a new object ``<source>_remesh`` with the source's
-transform; the source is left untouched.
+transform (its 3x3 part baked into the vertices where it has shear, see
+``operator_base.mesh_object``); the source is left untouched.
 """
 import bpy
 import numpy as np

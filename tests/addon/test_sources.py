@@ -117,6 +117,50 @@ def test_mesh_volume_int_grid_placed_by_grid_and_object(tmp_path):
     assert_watertight(tris)
 
 
+def sheared_parent(scale, child):
+    """Parent ``child`` to a new empty scaled by ``scale``, the child turned
+    about z: the child's world matrix then has shear."""
+    from mathutils import Matrix
+    parent = bpy.data.objects.new("parent", None)
+    bpy.context.scene.collection.objects.link(parent)
+    parent.scale = scale
+    child.parent = parent
+    child.matrix_basis = Matrix.Translation((0.5, -1.0, 2.0)) @ Matrix.Rotation(np.radians(35), 4, 'Z')
+    bpy.context.view_layer.update()
+    linear = np.array(child.matrix_world)[:3, :3]
+    gram = linear.T @ linear
+    assert abs(gram[0, 1]) > 0.1 * gram[0, 0], "the test needs a sheared world matrix"
+
+
+def signed_volume(world, tris):
+    """Enclosed volume, positive when the triangles wind counter-clockwise seen from outside."""
+    a, b, c = (world[tris[:, k]] for k in range(3))
+    return float(np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6.0)
+
+
+@pytest.mark.parametrize("scale", [(3.0, 1.0, 1.0), (-3.0, 1.0, 0.5)])
+def test_mesh_volume_under_a_sheared_parent_overlays_the_volume(tmp_path, scale):
+    grid = np.zeros((9, 7, 6), np.int32)
+    grid[2:7, 3:6, 1:5] = 2
+    grid[2:4, 1:3, 1:3] = 5
+    path = tmp_path / "ids.vdb"
+    write_vdb(path, grid, "Int32Grid", "ids", 0.5, (0, 0, 0))
+    ob = volume_object(path)
+    sheared_parent(scale, ob)
+    assert bpy.ops.reticulate.mesh_volume() == {'FINISHED'}
+    world, tris, _, _ = mesh_arrays(only_new_mesh_object())
+    nonzero = np.argwhere(grid)
+    low = nonzero.min(axis=0)
+    cropped = grid[tuple(slice(a, b + 1) for a, b in zip(low, nonzero.max(axis=0)))].astype(np.uint16)
+    core = rc.mesh_grid(cropped)
+    m = np.array(ob.matrix_world)
+    expected = (0.5 * (core.positions + low - 0.5)) @ m[:3, :3].T + m[:3, 3]
+    assert np.allclose(world, expected, atol=1e-4)
+    assert_watertight(tris)
+    assert signed_volume(world, tris) == pytest.approx(abs(np.linalg.det(m[:3, :3])) * 0.125 * np.count_nonzero(grid),
+                                                       rel=1e-4)
+
+
 def test_mesh_volume_float_grid_by_threshold_and_grid_name(tmp_path):
     openvdb = rc.io.find_openvdb()
     path = tmp_path / "two.vdb"
@@ -180,6 +224,21 @@ def test_voxel_remesh_cube_keeps_transform():
     assert np.allclose(local.min(axis=0), -1) and np.allclose(local.max(axis=0), 1)
     assert len(cube.data.polygons) == 6, "the source is left alone"
     assert_watertight(mesh_arrays(ob)[1])
+
+
+@pytest.mark.parametrize("scale", [(3.0, 1.0, 1.0), (-3.0, 1.0, 0.5)])
+def test_voxel_remesh_under_a_sheared_parent_overlays_the_source(scale):
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    cube = bpy.context.active_object
+    sheared_parent(scale, cube)
+    assert bpy.ops.reticulate.voxel_remesh(voxel_size=0.25) == {'FINISHED'}
+    world, tris, _, _ = mesh_arrays(only_new_mesh_object(exclude={cube.name}))
+    m = np.array(cube.matrix_world)
+    local = (world - m[:3, 3]) @ np.linalg.inv(m[:3, :3]).T
+    assert np.allclose(local.min(axis=0), -1, atol=1e-4) and np.allclose(local.max(axis=0), 1, atol=1e-4)
+    assert len(tris) == 12
+    assert_watertight(tris)
+    assert signed_volume(world, tris) == pytest.approx(8 * abs(np.linalg.det(m[:3, :3])), rel=1e-4)
 
 
 def test_voxel_remesh_keeps_source_materials_per_voxel():
