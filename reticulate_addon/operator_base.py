@@ -3,9 +3,11 @@ execution, error reports, result statistics, and turning one core mesh into
 one object or one object per chunk.
 
 A subclass implements ``build(context, progress) -> Outcome`` creating
-unlinked datablocks only.  ``execute`` links the outcome's objects at the
-end; on any exception it removes everything that was created, reports an
-ERROR (a ``RuntimeError`` for Python callers) and returns CANCELLED.
+unlinked datablocks only.  ``execute`` first leaves Edit (or any other)
+Mode for Object Mode and links the outcome's objects at the end; on any
+exception it removes everything that was created, goes back to the mode it
+left, reports an ERROR (a ``RuntimeError`` for Python callers) and returns
+CANCELLED.
 """
 import time
 import traceback
@@ -159,6 +161,30 @@ def grid_objects(outcome, name, core_mesh, choice, matrix, output_mode, scale=1.
         outcome.add_mesh_object(mesh_object(name + suffix, piece, choice, matrix @ local), piece)
 
 
+def leave_to_object_mode(context):
+    """Switch to Object Mode, as Blender's own importers do: new objects
+    belong there, and leaving Edit Mode writes its edits into the mesh a
+    remesh reads.  Returns (active object, its mode) to go back to if the
+    run fails, or None when already in Object Mode."""
+    view_layer = context.view_layer
+    active = view_layer.objects.active if view_layer is not None else None
+    if active is None or active.mode == 'OBJECT' or not bpy.ops.object.mode_set.poll():
+        return None
+    mode = active.mode
+    bpy.ops.object.mode_set(mode='OBJECT')
+    return active, mode
+
+
+def return_to_mode(context, left):
+    """Undo :func:`leave_to_object_mode` after a failed run (nothing was linked or selected)."""
+    if left is None:
+        return
+    active, mode = left
+    context.view_layer.objects.active = active
+    if bpy.ops.object.mode_set.poll():
+        bpy.ops.object.mode_set(mode=mode)
+
+
 class ReticulateOperator:
     """Mixin for the Reticulate operators (see the module docstring).
 
@@ -192,6 +218,7 @@ class ReticulateOperator:
 
     def execute(self, context):
         start = time.perf_counter()
+        left = leave_to_object_mode(context)
         try:
             label = self.source_label(context)
             with Staging(), Progress(context, self.bl_label) as progress:
@@ -203,6 +230,7 @@ class ReticulateOperator:
         except Exception as error:
             if not isinstance(error, (ValueError, TypeError, OSError, LookupError)):
                 traceback.print_exc()
+            return_to_mode(context, left)
             self.report({'ERROR'}, f"{self.bl_label} failed: {error}")
             return {'CANCELLED'}
         seconds = time.perf_counter() - start
