@@ -1,11 +1,12 @@
 """``reticulate.import_vox``: a MagicaVoxel .vox file -> meshed objects.
 
 One object per placed model (scene-graph transforms; instances of one model
-are linked duplicates sharing one mesh datablock), or all models joined into
-one object, or one object per 32^3 chunk of each model.  Object names are the
-scene-graph node name, else ``<file stem>_<model id>``; the custom property
-``reticulate_model`` holds the index of the object's model in the scene.
-Voxel ``p`` of a model lands at ``voxel_size * (model.transform @ p)`` in world space.
+are linked duplicates sharing one mesh datablock; hidden models as hidden
+objects), or all visible models joined into one object, or one object per
+32^3 chunk of each model.  Object names are the scene-graph node name, else
+``<file stem>_<model id>``; the custom property ``reticulate_model`` holds
+the index of the object's model in the scene.  Voxel ``p`` of a model lands
+at ``voxel_size * (model.transform @ p)`` in world space.
 """
 
 import bpy
@@ -43,15 +44,18 @@ class RETICULATE_OT_import_vox(FileSource, ReticulateOperator, bpy.types.Operato
     center_origins: BoolProperty(name="Centre Origins", default=True,
                                  description="Origin of each object at the centre of its model")
     include_hidden: BoolProperty(name="Hidden Models", default=True,
-                                 description="Import hidden models too (as hidden objects)")
+                                 description="Import hidden models too, as hidden objects "
+                                             "(One Object output leaves them out)")
 
     def build(self, context, progress):
         path = self.source_path()
         scene = rc.io.read_vox(path)
-        indices = [i for i, m in enumerate(scene.models) if self.include_hidden or not m.hidden]
+        joined = self.output_mode == 'OBJECT'
+        # one object cannot hide a part of its mesh: One Object output leaves hidden models out
+        indices = [i for i, m in enumerate(scene.models) if not m.hidden or (self.include_hidden and not joined)]
         models = [scene.models[i] for i in indices]
         if not models:
-            raise ValueError(f"{path.name} has no models")
+            raise ValueError(f"{path.name} has no {'visible ' if scene.models else ''}models")
         choice = MaterialChoice(self.material_mode, self.reuse_materials, scene.palette, scene.materials)
         outcome = Outcome()
         meshes = {}   # model_id -> core mesh, meshed once for all its instances
@@ -59,7 +63,7 @@ class RETICULATE_OT_import_vox(FileSource, ReticulateOperator, bpy.types.Operato
         for done, model_id in enumerate(sorted(distinct)):
             meshes[model_id] = self.mesh_voxels(distinct[model_id].voxels,
                                                 progress.part(done, len(distinct)))
-        if self.output_mode == 'OBJECT':
+        if joined:
             self._joined(outcome, path.stem, models, meshes, choice)
         else:
             self._per_model(outcome, path.stem, indices, models, meshes, choice)

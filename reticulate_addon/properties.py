@@ -54,8 +54,8 @@ class ReticulateSettings(bpy.types.PropertyGroup):
                                              "(off: the scene collection)")
     manifold: BoolProperty(name="Manifold", default=False,
                            description=MANIFOLD_DESCRIPTION)
-    hierarchy_empties: BoolProperty(name="Hierarchy Empties", default=False,
-                                    description="Recreate the .vox scene-graph groups as empties")
+    hierarchy_empties: BoolProperty(name="Hierarchy Empty", default=False,
+                                    description="Parent all models to one empty named after the file")
     center_origins: BoolProperty(name="Centre Origins", default=True,
                                  description="Put each object's origin at the centre of its model")
 

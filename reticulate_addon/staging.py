@@ -49,7 +49,8 @@ def target_collection(context, link_to_active):
 
 
 def link_objects(context, objects, collection, roots=None):
-    """Link ``objects`` into ``collection`` and select ``roots`` (default: all), last one active."""
+    """Link ``objects`` into ``collection`` and select ``roots`` (default:
+    all); the last visible one becomes active (hidden ones cannot be selected)."""
     for ob in objects:
         collection.objects.link(ob)
     view_layer = context.view_layer
@@ -57,8 +58,8 @@ def link_objects(context, objects, collection, roots=None):
         return
     for ob in view_layer.objects:
         ob.select_set(False)
-    chosen = list(objects if roots is None else roots)
-    for ob in chosen:
+    visible = [ob for ob in (objects if roots is None else roots) if not ob.hide_viewport]
+    for ob in visible:
         ob.select_set(True)
-    if chosen:
-        view_layer.objects.active = chosen[-1]
+    if visible:
+        view_layer.objects.active = visible[-1]

@@ -178,3 +178,44 @@ def test_links_into_active_collection_or_scene_collection():
     assert len(child.objects) == 1
     bpy.ops.reticulate.import_vox(filepath=str(sample("signpost.vox")), link_to_active=False)
     assert len(child.objects) == 1 and len(bpy.context.scene.collection.objects) == 1
+
+
+@pytest.fixture
+def hidden_last(tmp_path):
+    """A .vox file of a visible model and, placed after it, a hidden one."""
+    visible = np.zeros((4, 4, 4), np.uint8)
+    visible[:2, :2, :2] = 3
+    hidden = np.zeros((3, 3, 3), np.uint8)
+    hidden[1:, 1:, 1:] = 5
+    path = tmp_path / "hidden.vox"
+    shifted = np.eye(4)
+    shifted[0, 3] = 10
+    rc.io.write_vox(path, [rc.io.VoxModel(visible, np.eye(4), name="vis"),
+                           rc.io.VoxModel(hidden, shifted, model_id=1, name="hid", hidden=True)])
+    return path
+
+
+def test_hidden_model_is_a_hidden_object_and_not_active(hidden_last):
+    assert bpy.ops.reticulate.import_vox(filepath=str(hidden_last)) == {'FINISHED'}
+    vis, hid = bpy.data.objects["vis"], bpy.data.objects["hid"]
+    assert hid.hide_viewport and hid.hide_render and not vis.hide_viewport
+    assert bpy.context.view_layer.objects.active is vis and vis.select_get()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.reticulate.import_vox(filepath=str(hidden_last), include_hidden=False)
+    assert [ob.name for ob in bpy.data.objects] == ["vis"]
+
+
+def test_joined_object_leaves_hidden_models_out(hidden_last):
+    assert bpy.ops.reticulate.import_vox(filepath=str(hidden_last), output_mode='OBJECT') == {'FINISHED'}
+    (ob,) = bpy.data.objects
+    _, tris, _, raw = mesh_arrays(ob)
+    assert len(tris) == 12 and set(raw) == {3}
+    assert [s.material.name for s in ob.material_slots] == ["retic_3"]
+
+
+def test_only_hidden_models_joined_is_a_clean_failure(tmp_path):
+    path = tmp_path / "all_hidden.vox"
+    rc.io.write_vox(path, [rc.io.VoxModel(np.ones((2, 2, 2), np.uint8), np.eye(4), hidden=True)])
+    with pytest.raises(RuntimeError, match="no visible models"):
+        bpy.ops.reticulate.import_vox(filepath=str(path), output_mode='OBJECT')
+    assert len(bpy.data.objects) == 0 and len(bpy.data.materials) == 0
