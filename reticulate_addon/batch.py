@@ -4,12 +4,15 @@ Shared by ``scripts/batch_mesh.py`` (``blender -b -P scripts/batch_mesh.py --
 INPUT... --out DIR`` or ``python scripts/batch_mesh.py INPUT... --out DIR``)
 and the ``blender -c reticulate INPUT... --out DIR`` command.  Every input is
 meshed in an emptied scene through the add-on's operators and written as
-``DIR/<stem>.<format>``; a failing input is reported and the others still
-run.  Exit code 0 when every input succeeded, 1 otherwise (2 for bad usage).
+``DIR/<stem>.<format>`` (``DIR/<stem>_<suffix>.<format>`` for inputs that
+share a stem, see :func:`output_targets`); a failing input is reported and
+the others still run.  Exit code 0 when every input succeeded, 1 otherwise
+(2 for bad usage, before anything is written).
 """
 import argparse
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import bpy
@@ -31,6 +34,23 @@ def parse_args(argv, prog):
     parser.add_argument("--output", choices=("OBJECT", "MODEL", "CHUNK"), default="MODEL",
                         help="one object, one per .vox model, or one per 32^3 chunk")
     return parser.parse_args(argv)
+
+
+def output_targets(inputs, out, fmt):
+    """The output file of each input: ``out/<stem>.<fmt>``, or
+    ``out/<stem>_<suffix>.<fmt>`` for inputs whose stems clash (``two.npy``
+    and ``two.vdb`` -> ``two_npy``, ``two_vdb``).  Names are compared
+    without case, as macOS and Windows file systems do.  ValueError when two
+    inputs would still write one file."""
+    stems = Counter(path.stem.casefold() for path in inputs)
+    names = [path.stem if stems[path.stem.casefold()] == 1 else f"{path.stem}_{path.suffix.lstrip('.')}"
+             for path in inputs]
+    first = {}
+    for path, name in zip(inputs, names):
+        other = first.setdefault(name.casefold(), path)
+        if other is not path:
+            raise ValueError(f"{other} and {path} would both be written to {out / f'{name}.{fmt}'}")
+    return [out / f"{name}.{fmt}" for name in names]
 
 
 def clear_scene():
@@ -82,11 +102,15 @@ def run(argv, prog="batch_mesh.py"):
         args = parse_args(argv, prog)
     except SystemExit as stop:
         return int(stop.code or 0)
+    try:
+        targets = output_targets(args.inputs, args.out, args.format)
+    except ValueError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr, flush=True)
+        return 2
     rows = []
-    for path in args.inputs:
+    for path, target in zip(args.inputs, targets):
         clear_scene()
         start = time.perf_counter()
-        target = args.out / f"{path.stem}.{args.format}"
         print(f"[reticulate] {path} ...", flush=True)
         try:
             if not path.is_file():

@@ -79,3 +79,25 @@ def test_numpy_and_vdb_inputs(tmp_path):
     assert [row[1] for row in rows] == ["ok", "ok"]
     assert int(rows[0][2]) == int(rows[1][2]) == 12   # one box each
     assert (tmp_path / "out" / "ids.obj").is_file() and (tmp_path / "out" / "ids_volume.obj").is_file()
+
+
+def test_inputs_sharing_a_stem_get_their_suffix(tmp_path):
+    grid = np.zeros((6, 5, 4), np.uint16)
+    grid[1:4, 1:3, 1:3] = 2
+    np.save(tmp_path / "two.npy", grid)
+    np.savez(tmp_path / "TWO.npz", ids=grid[:3])
+    done = run_batch(tmp_path, tmp_path / "two.npy", tmp_path / "TWO.npz", sample("signpost.vox"),
+                     "--out", tmp_path / "out", "--format", "obj")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.obj")) == ["TWO_npz.obj", "signpost.obj", "two_npy.obj"]
+    assert [int(row[2]) for row in summary_rows(done.stdout)][:2] == [12, 12]
+
+
+def test_inputs_that_would_write_one_file_are_refused_before_any_work(tmp_path):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "same.vox").write_bytes(sample("signpost.vox").read_bytes())
+    done = run_batch(tmp_path, tmp_path / "a" / "same.vox", tmp_path / "b" / "same.vox", "--out", tmp_path / "out")
+    assert done.returncode == 2
+    assert "would both be written to" in done.stderr and "same_vox.blend" in done.stderr
+    assert not (tmp_path / "out").exists()
