@@ -45,7 +45,7 @@ def output_targets(inputs, out, fmt):
     stems = Counter(path.stem.casefold() for path in inputs)
     names = [path.stem if stems[path.stem.casefold()] == 1 else f"{path.stem}_{path.suffix.lstrip('.')}"
              for path in inputs]
-    first = {}
+    first: dict[str, Path] = {}
     for path, name in zip(inputs, names):
         other = first.setdefault(name.casefold(), path)
         if other is not path:

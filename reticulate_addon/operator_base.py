@@ -168,7 +168,8 @@ def leave_to_object_mode(context):
     run fails, or None when already in Object Mode."""
     view_layer = context.view_layer
     active = view_layer.objects.active if view_layer is not None else None
-    if active is None or active.mode == 'OBJECT' or not bpy.ops.object.mode_set.poll():
+    # (the stubs type operators as classes, so poll() looks unbound to mypy)
+    if active is None or active.mode == 'OBJECT' or not bpy.ops.object.mode_set.poll():  # type: ignore[call-arg]
         return None
     mode = active.mode
     bpy.ops.object.mode_set(mode='OBJECT')
@@ -181,7 +182,7 @@ def return_to_mode(context, left):
         return
     active, mode = left
     context.view_layer.objects.active = active
-    if bpy.ops.object.mode_set.poll():
+    if bpy.ops.object.mode_set.poll():  # type: ignore[call-arg]
         bpy.ops.object.mode_set(mode=mode)
 
 
