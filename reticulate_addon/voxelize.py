@@ -9,8 +9,11 @@ along one axis).  Each column's ray is tested against every triangle whose
 projection covers the column centre, with a top-left rule on the projected
 edges so that a ray through a shared edge or vertex counts exactly once (or,
 at a silhouette, zero or two times).  A solid voxel takes the material of
-the nearest surface crossing below it along z (else the mesh's most common
-material), so meshes with several materials keep them per voxel.
+the nearest surface crossing along its six axis rays, so each face of a
+mesh with several materials passes its material to the voxels behind it.
+Of crossings at one place (two solids touching face to face) the one whose
+face points along the ray wins, where the ray leaves the voxel's solid;
+ties of distance go to -z, +z, -x, +x, -y, +y in that order.
 """
 import numpy as np
 
@@ -53,20 +56,32 @@ def voxelize(vertices, triangles, voxel_size, triangle_materials=None):
     # voxel units, origin at the grid's lower corner
     local = (vertices - lower) / voxel_size
     corners = local[triangles]                                   # (T, 3, 3)
-    inside_z, material = _parity(shape, corners, triangle_materials)
-    votes = inside_z.astype(np.uint8)
-    for axis in (0, 1):
-        order = [a for a in range(3) if a != axis] + [axis]       # this axis plays z
-        inside, _ = _parity(tuple(shape[a] for a in order), corners[:, :, order], None)
-        votes += np.transpose(inside, np.argsort(order))
+    several = np.any(triangle_materials != triangle_materials[0])
+    votes = np.zeros(shape, dtype=np.uint8)
+    nearest = np.full(shape, np.inf, dtype=np.float32)          # distance to the nearest crossing so far
+    material = np.zeros(shape, dtype=np.uint16)
+    for axis in (2, 0, 1):
+        order = [(axis + 1) % 3, (axis + 2) % 3, axis]            # this axis plays z; a rotation keeps facings
+        back = np.argsort(order)
+        hits = _crossings(corners[:, :, order], tuple(shape[a] for a in order))
+        votes += np.transpose(_parity(tuple(shape[a] for a in order), hits), back)
+        if several:
+            for distance, near_material in _nearest_crossings(tuple(shape[a] for a in order), hits,
+                                                              triangle_materials):
+                distance, near_material = np.transpose(distance, back), np.transpose(near_material, back)
+                closer = distance < nearest
+                nearest[closer] = distance[closer]
+                material[closer] = near_material[closer]
     solid = votes >= 2
+    if not several:
+        return np.where(solid, triangle_materials[0], 0).astype(np.uint16), lower
     common = np.bincount(triangle_materials).argmax()
     grid = np.where(solid, np.where(material > 0, material, common), 0).astype(np.uint16)
     return grid, lower
 
 
 def _crossings(corners, shape):
-    """Every (column, z, triangle) where a column ray crosses a triangle."""
+    """Every (column, z, triangle, faces +z) where a column ray crosses a triangle."""
     nx, ny, _ = shape
     xy = corners[:, :, :2]
     area = ((xy[:, 1, 0] - xy[:, 0, 0]) * (xy[:, 2, 1] - xy[:, 0, 1])
@@ -81,7 +96,8 @@ def _crossings(corners, shape):
     hi = np.clip(np.floor(corners[:, :, :2].max(axis=1) - 0.5), -1, [nx - 1, ny - 1]).astype(np.int64)
     counts = np.maximum(hi - lo + 1, 0)
     per_tri = counts[:, 0] * counts[:, 1]
-    cols, zs, tris = [], [], []
+    facing_up = ~clockwise
+    cols, zs, tris, ups = [], [], [], []
     start = 0
     cumulative = np.cumsum(per_tri)
     while start < len(per_tri):
@@ -93,10 +109,11 @@ def _crossings(corners, shape):
         cols.append(c[:, 0] * ny + c[:, 1])
         zs.append(z)
         tris.append(tri_index[start:stop][t])
+        ups.append(facing_up[start:stop][t])
         start = stop
     if not cols:
-        return np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64)
-    return np.concatenate(cols), np.concatenate(zs), np.concatenate(tris)
+        return np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.int64), np.zeros(0, bool)
+    return np.concatenate(cols), np.concatenate(zs), np.concatenate(tris), np.concatenate(ups)
 
 
 def _batch_crossings(corners, lo, counts, per_tri):
@@ -123,34 +140,49 @@ def _batch_crossings(corners, lo, counts, per_tri):
     return column, z, owner
 
 
-def _parity(shape, corners, triangle_materials):
-    """(inside along z (X, Y, Z) bool, material of the last crossing below (0: none, or not asked))."""
+def _parity(shape, hits):
+    """Inside along z (X, Y, Z) bool: an odd number of crossings ``hits`` below the voxel centre."""
     nx, ny, nz = shape
-    hits_col, hits_z, hits_tri = _crossings(corners, shape)
-    # crossing with z below the centre of voxel k (k + 1/2) is counted from voxel k on
+    hits_col, hits_z = hits[0], hits[1]
+    # a crossing with z below the centre of voxel k (k + 1/2) is counted from voxel k on
     first_voxel = np.clip(np.ceil(hits_z - 0.5), 0, nz).astype(np.int64)
-    order = np.lexsort((hits_z, first_voxel, hits_col))
-    hits_col, first_voxel, hits_tri = hits_col[order], first_voxel[order], hits_tri[order]
     crossings = np.zeros((nx * ny, nz + 1), dtype=np.int32)
     np.add.at(crossings, (hits_col, first_voxel), 1)
-    solid = (np.cumsum(crossings, axis=1)[:, :nz] & 1).astype(bool)
-    if triangle_materials is None:
-        return solid.reshape(nx, ny, nz), None
-    grid = np.zeros((nx * ny, nz), dtype=np.uint16)
-    materials = triangle_materials[hits_tri]
-    if len(materials) == 0 or np.all(materials == materials[0]):
-        if len(materials):
-            grid[solid] = materials[0]
-        return solid.reshape(nx, ny, nz), grid.reshape(nx, ny, nz)
-    # material of the highest crossing at or below each voxel centre: the last
-    # crossing of each (column, first voxel) cell wins, then fill forward in z
-    last = np.ones(len(hits_col), dtype=bool)
-    last[:-1] = (hits_col[1:] != hits_col[:-1]) | (first_voxel[1:] != first_voxel[:-1])
-    cell_material = np.zeros((nx * ny, nz + 1), dtype=np.uint16)
-    has = np.zeros((nx * ny, nz + 1), dtype=bool)
-    cell_material[hits_col[last], first_voxel[last]] = materials[last]
-    has[hits_col[last], first_voxel[last]] = True
-    source = np.where(has, np.arange(nz + 1), 0)
-    np.maximum.accumulate(source, axis=1, out=source)
-    filled = np.take_along_axis(cell_material, source, axis=1)[:, :nz]
-    return solid.reshape(nx, ny, nz), filled.reshape(nx, ny, nz)
+    return (np.cumsum(crossings, axis=1)[:, :nz] & 1).astype(bool).reshape(nx, ny, nz)
+
+
+def _nearest_crossings(shape, hits, triangle_materials):
+    """[(distance, material)] (X, Y, Z each) of the nearest crossing below
+    every voxel centre, then of the nearest above; of crossings at the same
+    height the one whose face points away from the centre, down below and
+    up above.  Distances in voxels, inf (material 0) where there is none."""
+    nx, ny, nz = shape
+    hits_col, hits_z, hits_tri, hits_up = hits
+    material = triangle_materials[hits_tri]
+    centre = np.arange(nz, dtype=np.float32) + 0.5
+    nearest = []
+    for up in (False, True):
+        # cells 0..nz: going down, cell m holds the crossings that voxels m.. have
+        # below their centres (z in (m - 1/2, m + 1/2]); going up, cell m the ones
+        # that voxels ..m - 1 have above them (z in [m - 1/2, m + 1/2))
+        cell = np.clip(np.ceil(hits_z - 0.5) if not up else np.floor(hits_z - 0.5) + 1, 0, nz).astype(np.int64)
+        # sorted so that each cell's crossing nearest to the voxels that see it comes
+        # last (the highest going down, the lowest going up, facing away on a tie)
+        order = np.lexsort((hits_up == up, -hits_z if up else hits_z, cell, hits_col))
+        col, cell = hits_col[order], cell[order]
+        last = np.ones(len(col), dtype=bool)
+        last[:-1] = (col[1:] != col[:-1]) | (cell[1:] != cell[:-1])
+        n = int(np.count_nonzero(last))
+        # numbered in (column, cell) order, a voxel's nearest is the highest numbered
+        # of cells 0..k going down, the lowest of cells k + 1..nz going up; none (-1
+        # or n) picks the sentinel entry n
+        number = np.full((nx * ny, nz + 1), n if up else -1, dtype=np.int32)
+        number[col[last], cell[last]] = np.arange(n, dtype=np.int32)
+        if not up:
+            seen = np.maximum.accumulate(number, axis=1)[:, :nz]
+        else:
+            seen = np.minimum.accumulate(number[:, ::-1], axis=1)[:, ::-1][:, 1:]
+        near_z = np.append(hits_z[order][last], np.inf).astype(np.float32)
+        near_material = np.append(material[order][last], 0).astype(np.uint16)
+        nearest.append((np.abs(near_z[seen] - centre).reshape(nx, ny, nz), near_material[seen].reshape(nx, ny, nz)))
+    return nearest

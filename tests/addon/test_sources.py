@@ -265,6 +265,44 @@ def test_voxel_remesh_keeps_source_materials_per_voxel():
     assert np.array_equal(slot, raw - 1)
 
 
+@pytest.mark.parametrize("inside_out", [False, True])
+def test_voxel_remesh_gives_each_face_its_material(inside_out):
+    """A box whose six faces have six materials: every voxel takes the
+    material of the nearest face, ties going -z, +z, -x, +x, -y, +y; with
+    the faces' normals flipped too."""
+    size = np.array([2, 1.5, 1])
+    v, f = box((0, 0, 0), size)
+    me = bpy.data.meshes.new("painted")
+    me.from_pydata(v, [], [tuple(reversed(face)) for face in f] if inside_out else f)
+    directions = [(2, -1), (2, 1), (0, -1), (0, 1), (1, -1), (1, 1)]   # (axis, sign), in tie order
+    for index in range(6):
+        me.materials.append(bpy.data.materials.new(f"face{index}"))
+    slots = []
+    for polygon in me.polygons:
+        centre = np.array(polygon.center)
+        axis = int(np.argmax(np.isclose(centre, 0) | np.isclose(centre, size)))
+        slots.append(directions.index((axis, 1 if np.isclose(centre[axis], size[axis]) else -1)))
+    me.polygons.foreach_set("material_index", slots)
+    source = bpy.data.objects.new("painted", me)
+    bpy.context.scene.collection.objects.link(source)
+    bpy.context.view_layer.objects.active = source
+    assert bpy.ops.reticulate.voxel_remesh(voxel_size=0.25) == {'FINISHED'}
+    shape = (8, 6, 4)
+    centre = [np.arange(n) + 0.5 for n in shape]
+    distance = []
+    for axis, sign in directions:
+        d = centre[axis] if sign < 0 else shape[axis] - centre[axis]
+        distance.append(np.broadcast_to(d.reshape([-1 if a == axis else 1 for a in range(3)]), shape))
+    expected = (np.argmin(np.stack(distance), axis=0) + 1).astype(np.uint16)
+    core = rc.mesh_grid(expected)
+    ob = only_new_mesh_object(exclude={"painted"})
+    world, tris, _, raw = mesh_arrays(ob)
+    order = np.lexsort(np.round(world[tris].mean(axis=1), 4).T)
+    want = np.lexsort(np.round(0.25 * core.positions[core.triangles].mean(axis=1), 4).T)
+    assert len(tris) == core.n_triangles
+    assert np.array_equal(raw[order], core.materials[want].astype(np.int32))
+
+
 @pytest.mark.parametrize("voxel_size", [0.3, 0.17])
 def test_voxel_remesh_sphere_is_watertight_and_close(voxel_size):
     bpy.ops.mesh.primitive_uv_sphere_add(radius=1.0, segments=24, ring_count=12)
