@@ -124,6 +124,17 @@ def color_attribute_material(reuse_existing=False):
     return material
 
 
+def material_rgba(material):
+    """The linear RGBA a material shows: its Principled BSDF's Base Color
+    when nothing drives that input, else its viewport colour."""
+    tree = material.node_tree
+    for node in tree.nodes if tree is not None else ():
+        socket = node.inputs.get("Base Color") if node.type == "BSDF_PRINCIPLED" else None
+        if socket is not None and not socket.is_linked:
+            return tuple(socket.default_value)
+    return tuple(material.diffuse_color)
+
+
 def id_colors(ids, palette=None):
     """(len(ids), 4) float32 linear RGBA per id, as ``materials_for_ids`` colours them."""
     colors = np.empty((len(ids), 4), dtype=np.float32)

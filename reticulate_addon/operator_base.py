@@ -51,7 +51,8 @@ class MaterialChoice:
     """How a run turns ids into materials; materials are made once per id and run."""
 
     def __init__(self, mode, reuse_existing, palette=None, vox_materials=None, known=None):
-        """``known``: id -> an existing material to use for that id (e.g. the remeshed object's own)."""
+        """``known``: id -> an existing material to use for that id (e.g. the
+        remeshed object's own), or whose colour to use in ``'ATTRIBUTE'`` mode."""
         self.mode = mode
         self.reuse_existing = reuse_existing
         self.palette = palette
@@ -64,7 +65,11 @@ class MaterialChoice:
         if self.mode == 'ATTRIBUTE':
             if self._shared is None:
                 self._shared = mats.color_attribute_material(self.reuse_existing)
-            return [self._shared], mats.id_colors(ids, self.palette)
+            colors = mats.id_colors(ids, self.palette)
+            for row, material_id in enumerate(ids):
+                if int(material_id) in self._by_id:      # a known material: the colour it shows
+                    colors[row] = mats.material_rgba(self._by_id[int(material_id)])
+            return [self._shared], colors
         missing = [i for i in ids if int(i) not in self._by_id]
         made = mats.materials_for_ids(missing, palette=self.palette, vox_materials=self.vox_materials,
                                       reuse_existing=self.reuse_existing)

@@ -303,6 +303,26 @@ def test_voxel_remesh_gives_each_face_its_material(inside_out):
     assert np.array_equal(raw[order], core.materials[want].astype(np.int32))
 
 
+def test_voxel_remesh_colour_attribute_takes_the_source_colours():
+    v, f = box((0, 0, 0), (1, 1, 1))
+    me = bpy.data.meshes.new("green")
+    me.from_pydata(v, [], f)
+    green = bpy.data.materials.new("green")
+    if green.node_tree is None:     # Blender 4.x: node trees are opt-in
+        green.use_nodes = True
+    green.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (0.1, 0.6, 0.2, 1.0)
+    green.diffuse_color = (0.9, 0.1, 0.1, 1.0)          # the viewport colour; renders take the node's
+    me.materials.append(green)
+    source = bpy.data.objects.new("green", me)
+    bpy.context.scene.collection.objects.link(source)
+    bpy.context.view_layer.objects.active = source
+    assert bpy.ops.reticulate.voxel_remesh(voxel_size=0.25, material_mode='ATTRIBUTE') == {'FINISHED'}
+    ob = only_new_mesh_object(exclude={"green"})
+    colors = np.empty(4 * len(ob.data.loops), np.float32)
+    ob.data.color_attributes["reticulate_color"].data.foreach_get("color", colors)
+    assert np.allclose(colors.reshape(-1, 4), (0.1, 0.6, 0.2, 1.0), atol=1e-6)
+
+
 @pytest.mark.parametrize("voxel_size", [0.3, 0.17])
 def test_voxel_remesh_sphere_is_watertight_and_close(voxel_size):
     bpy.ops.mesh.primitive_uv_sphere_add(radius=1.0, segments=24, ring_count=12)
