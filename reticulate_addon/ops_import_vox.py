@@ -17,6 +17,7 @@ from bpy.props import BoolProperty, FloatProperty, StringProperty
 from .mesh_build import Piece, join
 from .operator_base import (FileSource, MaterialChoice, Outcome, ReticulateOperator, as_matrix, mesh_data, mesh_object,
                             output_parts)
+from .properties import HIDDEN_DESCRIPTION
 
 
 def _placement(model_transform, size, voxel_size, centred):
@@ -43,9 +44,7 @@ class RETICULATE_OT_import_vox(FileSource, ReticulateOperator, bpy.types.Operato
                                     description="Parent all models to one empty named after the file")
     center_origins: BoolProperty(name="Centre Origins", default=True,
                                  description="Origin of each object at the centre of its model")
-    include_hidden: BoolProperty(name="Hidden Models", default=True,
-                                 description="Import hidden models too, as hidden objects "
-                                             "(One Object output leaves them out)")
+    include_hidden: BoolProperty(name="Hidden Models", default=True, description=HIDDEN_DESCRIPTION)
 
     def build(self, context, progress):
         path = self.source_path()

@@ -28,7 +28,8 @@ def _operator_settings(settings):
     per_source = {
         'VOLUME': {"grid_name": settings.grid_name, "threshold": settings.threshold},
         'VOX': {"filepath": settings.filepath, "voxel_size": settings.vox_scale,
-                "hierarchy_empties": settings.hierarchy_empties, "center_origins": settings.center_origins},
+                "hierarchy_empties": settings.hierarchy_empties, "center_origins": settings.center_origins,
+                "include_hidden": settings.include_hidden},
         'ARRAY': {"filepath": settings.filepath, "grid_name": settings.grid_name,
                   "threshold": settings.threshold, "voxel_size": settings.voxel_size},
         'MESH': {"voxel_size": settings.voxel_size},
@@ -73,6 +74,7 @@ class RETICULATE_PT_main(bpy.types.Panel):
             box.prop(settings, "vox_scale")
             box.prop(settings, "hierarchy_empties")
             box.prop(settings, "center_origins")
+            box.prop(settings, "include_hidden")
 
         column = layout.column(heading="Output")
         column.prop(settings, "output_mode")

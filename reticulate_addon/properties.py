@@ -18,6 +18,7 @@ SOURCE_OPERATORS = {
 
 MANIFOLD_DESCRIPTION = ("Split edge- and corner-only contacts so that every edge has two faces "
                         "(3D printing, booleans)")
+HIDDEN_DESCRIPTION = "Import hidden models too, as hidden objects (One Object output leaves them out)"
 
 OUTPUT_ITEMS = [
     ('OBJECT', "One Object", "One mesh object for the whole source"),
@@ -58,6 +59,7 @@ class ReticulateSettings(bpy.types.PropertyGroup):
                                     description="Parent all models to one empty named after the file")
     center_origins: BoolProperty(name="Centre Origins", default=True,
                                  description="Put each object's origin at the centre of its model")
+    include_hidden: BoolProperty(name="Hidden Models", default=True, description=HIDDEN_DESCRIPTION)
 
     last_source: StringProperty(name="Last Source")
     last_triangles: IntProperty(name="Triangles")
