@@ -1,8 +1,8 @@
 """``reticulate.mesh_volume``: the active Volume object -> one meshed object.
 
 The grid is read with the core's ``load_grid`` from the volume's .vdb file,
-or, when the object has modifiers or no file (e.g. Mesh to Volume), from the
-evaluated grids saved to a temporary .vdb first.  Float grids are solid
+or, when the object has modifiers or no file (e.g. Mesh to Volume) or its
+file is gone, from the evaluated grids saved to a temporary .vdb first.  Float grids are solid
 above ``threshold``; integer grids are material ids.  The new object
 ``<volume>_mesh`` is placed by the grid transform times the volume object's
 matrix (baked into the vertices where that has shear), so it overlays the
@@ -20,16 +20,22 @@ from .operator_base import ActiveObjectSource, MaterialChoice, Outcome, Reticula
 
 
 def volume_file(context, ob, temp_dir):
-    """The .vdb file holding ``ob``'s grids as shown: its own file, or the evaluated grids saved."""
+    """The .vdb file holding ``ob``'s grids as shown: its own file, or the
+    evaluated grids saved (also when its file is gone but Blender still holds
+    the grids it loaded)."""
     volume = ob.data
     has_modifiers = any(m.show_viewport or m.show_render for m in ob.modifiers)
+    missing = None
     if not has_modifiers and volume.filepath and volume.packed_file is None:
         path = Path(bpy.path.abspath(volume.grids.frame_filepath or volume.filepath))
-        if not path.is_file():
-            raise ValueError(f"volume {ob.name!r}: its file {path} does not exist")
-        return path
+        if path.is_file():
+            return path
+        missing = path
     evaluated = ob.evaluated_get(context.evaluated_depsgraph_get())
     grids = evaluated.data.grids
+    if missing is not None and not (len(grids) and all(grid.load() for grid in grids)):
+        # load() is True only for a grid whose voxels Blender still holds
+        raise ValueError(f"volume {ob.name!r}: its file {missing} does not exist")
     if len(grids) == 0:
         raise ValueError(f"volume {ob.name!r} has no grids to mesh")
     path = Path(temp_dir) / "evaluated.vdb"

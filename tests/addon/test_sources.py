@@ -182,6 +182,34 @@ def test_mesh_volume_float_grid_by_threshold_and_grid_name(tmp_path):
     assert np.allclose(world.min(axis=0), 3.5) and np.allclose(world.max(axis=0), 5.5)
 
 
+def test_mesh_volume_whose_file_is_gone_meshes_the_loaded_grids(tmp_path):
+    grid = np.zeros((6, 5, 4), np.int32)
+    grid[1:4, 1:3, 1:3] = 2
+    path = tmp_path / "gone.vdb"
+    write_vdb(path, grid, "Int32Grid", "ids", 0.5, (0, 0, 0))
+    ob = volume_object(path)
+    assert ob.data.grids.load() and ob.data.grids[0].load()     # the voxels too, as a viewport draw does
+    path.unlink()
+    assert bpy.ops.reticulate.mesh_volume() == {'FINISHED'}
+    _, tris, _, raw = mesh_arrays(only_new_mesh_object())
+    assert len(tris) == 12 and set(raw) == {2}
+
+
+@pytest.mark.parametrize("header_loaded", [False, True])
+def test_mesh_volume_whose_file_is_gone_and_voxels_not_loaded_fails_cleanly(tmp_path, header_loaded):
+    path = tmp_path / "gone.vdb"
+    write_vdb(path, np.ones((2, 2, 2), np.int32), "Int32Grid", "ids", 0.5, (0, 0, 0))
+    ob = volume_object(path)
+    if header_loaded:
+        assert ob.data.grids.load()       # the grid names only
+    path.unlink()
+    before = {kind: len(getattr(bpy.data, kind)) for kind in ("objects", "meshes", "materials")}
+    with pytest.raises(RuntimeError, match="gone.vdb does not exist"):
+        bpy.ops.reticulate.mesh_volume()
+    assert {kind: len(getattr(bpy.data, kind)) for kind in before} == before
+    assert ob.name in bpy.data.objects
+
+
 def test_mesh_volume_from_mesh_to_volume_modifier():
     bpy.ops.mesh.primitive_cube_add(size=2.0)
     cube = bpy.context.active_object
