@@ -29,7 +29,8 @@ def parse_args(argv, prog):
     parser.add_argument("--out", required=True, type=Path, help="output folder (created if missing)")
     parser.add_argument("--format", choices=FORMATS, default="blend")
     parser.add_argument("--voxel-size", type=float, default=0.1, help="edge length of a voxel (.vox, .npy/.npz)")
-    parser.add_argument("--threshold", type=float, default=0.5, help="float grids: solid above this")
+    parser.add_argument("--threshold", type=float, default=0.5,
+                        help="float grids: solid above this (level sets: inside their surface)")
     parser.add_argument("--grid", default="", help=".vdb grid / .npz array name (default: the first / only one)")
     parser.add_argument("--output", choices=("OBJECT", "MODEL", "CHUNK"), default="MODEL",
                         help="one object, one per .vox model, or one per 32^3 chunk")

@@ -53,7 +53,7 @@ class RETICULATE_OT_mesh_volume(ActiveObjectSource, ReticulateOperator, bpy.type
 
     grid_name: StringProperty(name="Grid", description="Grid to mesh (empty: the first grid)")
     threshold: FloatProperty(name="Threshold", default=0.5,
-                             description="Float grids: values above this are solid")
+                             description="Float grids: values above this are solid (level sets: inside their surface)")
 
     source_type = 'VOLUME'
     source_noun = "a Volume"

@@ -40,7 +40,8 @@ class ReticulateSettings(bpy.types.PropertyGroup):
                               description="Volume grid / .npz array to mesh (empty: the first grid, "
                                           "the only array)")
     threshold: FloatProperty(name="Threshold", default=0.5,
-                             description="Float grids: voxels with a value above this are solid")
+                             description="Float grids: voxels with a value above this are solid "
+                                         "(level sets: inside their surface)")
     voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0,
                               unit='LENGTH', description="Edge length of one voxel")
     vox_scale: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0,

@@ -72,7 +72,7 @@ def _parser():
 
     for command in (mesh, stats):
         command.add_argument("--threshold", type=float, default=None,
-                             help="float grids: values above it are solid")
+                             help="float grids: values above it are solid (level sets: inside their surface)")
         command.add_argument("--workers", type=int, default=None,
                              help="meshing threads (default: all cores)")
     mesh.add_argument("--voxel-size", type=float, default=1.0, help="world size of one voxel")

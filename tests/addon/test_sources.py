@@ -182,6 +182,21 @@ def test_mesh_volume_float_grid_by_threshold_and_grid_name(tmp_path):
     assert np.allclose(world.min(axis=0), 3.5) and np.allclose(world.max(axis=0), 5.5)
 
 
+def test_mesh_volume_of_a_level_set_is_the_solid_inside(tmp_path):
+    openvdb = rc.io.find_openvdb()
+    sphere = openvdb.createLevelSetSphere(radius=2.0, center=(0.0, 0.0, 0.0), voxelSize=0.25, halfWidth=3.0)
+    path = tmp_path / "sphere.vdb"
+    openvdb.write(str(path), grids=[sphere])
+    volume_object(path)
+    assert bpy.ops.reticulate.mesh_volume() == {'FINISHED'}
+    world, tris, _, _ = mesh_arrays(only_new_mesh_object())
+    assert_watertight(tris)
+    # voxel centres on multiples of 0.25: the outermost inside ones at +-1.75 (+-2 is on the surface)
+    assert np.allclose(world.min(axis=0), -1.875) and np.allclose(world.max(axis=0), 1.875)
+    volume = float(np.einsum("ij,ij->i", world[tris[:, 0]], np.cross(world[tris[:, 1]], world[tris[:, 2]])).sum() / 6)
+    assert volume == pytest.approx(4 / 3 * np.pi * 2.0 ** 3, rel=0.05)
+
+
 def test_mesh_volume_whose_file_is_gone_meshes_the_loaded_grids(tmp_path):
     grid = np.zeros((6, 5, 4), np.int32)
     grid[1:4, 1:3, 1:3] = 2

@@ -49,6 +49,20 @@ def test_float_grid_by_threshold(vdb_file):
     assert np.allclose(info.voxel_size, 0.25)
 
 
+@pytest.mark.parametrize("threshold", [None, 0.5])
+def test_level_set_is_solid_inside_its_surface(openvdb, tmp_path, threshold):
+    sphere = openvdb.createLevelSetSphere(radius=5.0, center=(1.0, 0.0, -2.0), voxelSize=0.5, halfWidth=3.0)
+    sphere.name = "surface"
+    path = tmp_path / "sphere.vdb"
+    openvdb.write(str(path), grids=[sphere])
+    info = load_grid_with_info(path, threshold=threshold)
+    centres = (np.indices(info.voxels.shape).reshape(3, -1).T + 0.5) @ info.transform[:3, :3].T + info.transform[:3, 3]
+    inside = np.linalg.norm(centres - [1.0, 0.0, -2.0], axis=1) < 5.0
+    assert inside.sum() > 3000
+    assert np.array_equal(info.voxels.reshape(-1) == 1, inside)
+    assert set(np.unique(info.voxels)) == {0, 1}
+
+
 def test_float_grid_transform_puts_voxel_centres_on_vdb_indices(vdb_file, openvdb):
     info = load_grid_with_info(vdb_file, threshold=0.1)
     grid = openvdb.read(str(vdb_file), "density")

@@ -3,7 +3,9 @@
 Value rules, whatever the file: integer arrays are material ids (0..65535,
 0 empty); bool arrays give material 1 where true; float arrays need a
 ``threshold`` and give material 1 where the value exceeds it (NaN is an
-error). ``threshold`` is ignored for integer and bool data.
+error). ``threshold`` is ignored for integer and bool data, and for .vdb
+level sets (signed distances), which give material 1 inside their surface,
+where the value is negative.
 
 Array headers are read and checked against ``max_voxels`` before any voxel
 data is loaded, so a hostile header cannot make the reader allocate.
@@ -61,8 +63,8 @@ def load_grid_with_info(path, threshold=None, *, axis_order="xyz", grid=None,
     if suffix == ".vdb":
         if axis_order != "xyz":
             raise ValueError(f"{path}: .vdb grids are indexed x, y, z; axis_order must be 'xyz'")
-        values, name, index_to_world, index_min = read_vdb_grid(path, grid, max_voxels)
-        voxels = _material_ids(values, threshold, f"{path}: grid {name!r}")
+        values, name, index_to_world, index_min, level_set = read_vdb_grid(path, grid, max_voxels)
+        voxels = _material_ids(values < 0 if level_set else values, threshold, f"{path}: grid {name!r}")
         corner = np.eye(4)
         corner[:3, 3] = index_min - 0.5
         voxel_size = np.linalg.norm(index_to_world[:3, :3], axis=0)

@@ -57,9 +57,12 @@ def find_openvdb(search_dirs=None):
 def read_vdb_grid(path, grid=None, max_voxels=None):
     """Dense copy of one grid's active bounding box.
 
-    Returns ``(values, name, index_to_world, index_min)``: ``values`` indexed
-    ``[i, j, k]`` from ``index_min``, ``index_to_world`` the grid's 4x4 map
-    from index space (voxel centres at integer indices) to world.
+    Returns ``(values, name, index_to_world, index_min, level_set)``:
+    ``values`` indexed ``[i, j, k]`` from ``index_min``, ``index_to_world``
+    the grid's 4x4 map from index space (voxel centres at integer indices) to
+    world, ``level_set`` whether the grid's class is "level set" (signed
+    distances, negative inside; its active voxels are the narrow band around
+    the surface, whose box holds the inside too).
     """
     openvdb = find_openvdb()
     path = str(path)
@@ -96,4 +99,4 @@ def read_vdb_grid(path, grid=None, max_voxels=None):
         unit[axis] = 1
         index_to_world[:3, axis] = np.array(vdb_grid.transform.indexToWorld(tuple(unit))) - origin
     index_to_world[:3, 3] = origin
-    return values, name, index_to_world, np.array(low, dtype=np.int64)
+    return values, name, index_to_world, np.array(low, dtype=np.int64), vdb_grid.gridClass == "level set"
