@@ -54,7 +54,7 @@ from libc.string cimport memset, memcpy
 from cpython.buffer cimport PyBUF_SIMPLE, PyBUF_STRIDES, PyBUF_WRITABLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.pythread cimport (
     NOWAIT_LOCK, WAIT_LOCK, PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
-    PyThread_release_lock, PyThread_type_lock)
+    PyThread_get_thread_ident, PyThread_release_lock, PyThread_type_lock)
 
 from reticulate_core.chunk_state cimport (
     ERR_MEMORY, ERR_NONE, ERR_OUTPUT, ERR_WEAVE, MAX_POSITIONS, MAX_TRIANGLES, P, PP, PPP, TRIANGLE_ROOM, WELD_INDEXES,
@@ -1268,14 +1268,6 @@ cdef class Triangle:
         return f"Triangle({self._vertices}, material={self._material}, face={self._face})"
 
 
-cdef inline void _acquire(PyThread_type_lock lock):
-    """Take a Mesher's lock, the GIL released while another thread holds it
-    (that thread may need the GIL to finish its call)."""
-    if not PyThread_acquire_lock(lock, NOWAIT_LOCK):
-        with nogil:
-            PyThread_acquire_lock(lock, WAIT_LOCK)
-
-
 cdef class Mesher:
     """Reusable mesher state, one per thread: allocated once, about 1.9 MB
     of tables and 3.7 MB of buffers for the largest mesh a chunk can have,
@@ -1294,7 +1286,8 @@ cdef class Mesher:
     cdef State* st
     cdef uint16_t[:, :, ::1] _standalone     # (34, 34, 34) zero-halo buffer for mesh()
     cdef object _block           # (34, 34, 34) buffer for mesh_volume_batch()
-    cdef PyThread_type_lock _lock    # one call at a time per Mesher (_acquire)
+    cdef PyThread_type_lock _lock    # one call at a time per Mesher (_enter, _leave)
+    cdef unsigned long _owner        # the thread ident of the call in progress, 0 when none
     cdef readonly bint metrics
     cdef readonly bint walks
     cdef object _last_metrics
@@ -1336,6 +1329,32 @@ cdef class Mesher:
             free(self.st)
             self.st = NULL
 
+    cdef int _enter(self) except -1:
+        """Take this Mesher for one call, the GIL released while another
+        thread has it (that thread may need the GIL to finish its call).
+        RuntimeError when this thread has it already: a finalizer or signal
+        handler that runs during a call (Python code may run wherever the
+        call allocates) and meshes with the same Mesher, which would wait
+        for itself forever."""
+        cdef unsigned long me = PyThread_get_thread_ident()
+        if not PyThread_acquire_lock(self._lock, NOWAIT_LOCK):
+            if self._owner == me:
+                raise RuntimeError("this Mesher is already meshing on this thread (re-entered from a finalizer "
+                                   "or signal handler during a call); use another Mesher there")
+            with nogil:
+                PyThread_acquire_lock(self._lock, WAIT_LOCK)
+        self._owner = me
+        return 0
+
+    cdef void _leave(self):
+        """Give this Mesher back after _enter."""
+        self._owner = 0
+        PyThread_release_lock(self._lock)
+
+    cdef bint _busy_here(self):
+        """Whether this thread is inside a call of this Mesher."""
+        return self._owner == PyThread_get_thread_ident()
+
     @property
     def last_metrics(self):
         """Counters and walk times of the last chunk, or None without metrics.
@@ -1363,7 +1382,7 @@ cdef class Mesher:
             dense = tree.to_dense()
         else:
             dense = _as_chunk(voxels)
-        _acquire(self._lock)
+        self._enter()
         try:
             if not _copy_interior(self.st, dense, self._standalone):
                 if self.metrics:
@@ -1373,7 +1392,7 @@ cdef class Mesher:
             return self._run(self._standalone, (True, True, True), nodes, True)
         finally:
             self.st.solid_z_copied = False     # used by the layer scan's solid_masks, or by nothing
-            PyThread_release_lock(self._lock)
+            self._leave()
 
     def mesh_padded(self, padded, emit_upper=(True, True, True)):
         """Mesh a chunk with its halo: (34, 34, 34) uint16, interior = chunk.
@@ -1392,11 +1411,11 @@ cdef class Mesher:
         if len(flags) != 3:
             raise ValueError(f"emit_upper needs one flag per axis, got {emit_upper!r}")
         padded = np.ascontiguousarray(padded)
-        _acquire(self._lock)
+        self._enter()
         try:
             return self._run(padded, flags, None, False)
         finally:
-            PyThread_release_lock(self._lock)
+            self._leave()
 
     def mesh_volume_batch(self, const uint16_t[:, :, :] volume, coords, box_lo,
                           int64_t dy, int64_t dz, bint skip_uniform=True):
@@ -1420,7 +1439,7 @@ cdef class Mesher:
         cdef uint16_t[:, :, ::1] block = self._block
         cdef BatchRun run
         cdef Py_ssize_t i
-        _acquire(self._lock)
+        self._enter()
         try:
             _start_run(&run, self.st, last, box_lo, dy, dz)
             self.st.pad = &block[0, 0, 0]
@@ -1433,7 +1452,7 @@ cdef class Mesher:
                         break
             self.st.pad = NULL
         finally:
-            PyThread_release_lock(self._lock)
+            self._leave()
         return _finish_run(&run, chunks)
 
     def mesh_blocks_batch(self, const uint16_t[:, :, :, ::1] blocks, coords, first_chunk,
@@ -1455,7 +1474,7 @@ cdef class Mesher:
             raise ValueError(f"{blocks.shape[0]} blocks for {chunks.shape[0]} chunks")
         cdef BatchRun run
         cdef Py_ssize_t i
-        _acquire(self._lock)
+        self._enter()
         try:
             _start_run(&run, self.st, last, box_lo, dy, dz)
             with nogil:
@@ -1467,7 +1486,7 @@ cdef class Mesher:
                         break
             self.st.pad = NULL
         finally:
-            PyThread_release_lock(self._lock)
+            self._leave()
         return _finish_run(&run, chunks)
 
     cdef object _run(self, const uint16_t[:, :, ::1] pad, tuple flags, nodes, bint halo_empty):
@@ -1566,9 +1585,13 @@ def row_kernel():
 def mesh_chunk(voxels):
     """Mesh one standalone (32, 32, 32) chunk (outside empty) -> Mesh.
 
-    Uses one Mesher per thread, so it is safe to call from several threads.
+    Uses one Mesher per thread, so it is safe to call from several threads,
+    and a one-off Mesher when called again on a thread whose call is still
+    in progress (from a finalizer or signal handler that runs during it).
     """
     cdef Mesher mesher = getattr(_local, "mesher", None)
     if mesher is None:
         mesher = _local.mesher = Mesher()
+    elif mesher._busy_here():
+        mesher = Mesher()
     return mesher._mesh_standalone(voxels)
