@@ -23,6 +23,7 @@ import os
 import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -243,42 +244,63 @@ def _mesh_all(source, workers, progress):
         return
 
     pending = deque()
-    executor = _pool(workers)
-    try:
-        queued = iter(batches)
-        for batch in queued:
-            pending.append((len(batch), executor.submit(run, batch)))
-            if len(pending) >= 2 * workers:
-                break
-        while pending:
-            count, future = pending.popleft()
-            result = future.result()
-            done += count
+    with _pool(workers) as executor:
+        try:
+            queued = iter(batches)
             for batch in queued:
                 pending.append((len(batch), executor.submit(run, batch)))
-                break
-            if pending:
-                # every batch before the oldest unfinished one is done
-                source.done_before(coords[done])
-            if progress is not None:
-                progress(done, total)
-            yield result
-    finally:
-        # an early stop: drop the queued batches, let the running ones end
-        wait([future for _, future in pending if not future.cancel()])
+                if len(pending) >= 2 * workers:
+                    break
+            while pending:
+                count, future = pending.popleft()
+                result = future.result()
+                done += count
+                for batch in queued:
+                    pending.append((len(batch), executor.submit(run, batch)))
+                    break
+                if pending:
+                    # every batch before the oldest unfinished one is done
+                    source.done_before(coords[done])
+                if progress is not None:
+                    progress(done, total)
+                yield result
+        finally:
+            # an early stop: drop the queued batches, let the running ones end
+            wait([future for _, future in pending if not future.cancel()])
 
 
-_pools = {}
-_pools_lock = threading.Lock()
+_pool_lock = threading.Lock()
+_pool_kept = None       # (workers, the pool of that many threads), kept between calls
+_pool_users = 0         # calls using the kept pool now
 
 
+@contextmanager
 def _pool(workers):
-    """The pool of ``workers`` threads, kept for later calls (so are their Meshers)."""
-    with _pools_lock:
-        pool = _pools.get(workers)
-        if pool is None:
-            pool = _pools[workers] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reticulate")
-        return pool
+    """A pool of ``workers`` threads for one call.  One pool is kept between
+    calls (its threads keep their Meshers); a call that wants another number
+    of threads replaces it while no call uses it, else gets a pool of its
+    own, shut down after the call.  So the threads left between calls are
+    those of one pool, whatever numbers callers ask for."""
+    global _pool_kept, _pool_users
+    with _pool_lock:
+        kept = _pool_users == 0 or _pool_kept[0] == workers
+        if kept:
+            if _pool_kept is None or _pool_kept[0] != workers:
+                if _pool_kept is not None:
+                    _pool_kept[1].shutdown(wait=True)   # idle: its threads only have to end
+                _pool_kept = (workers, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reticulate"))
+            _pool_users += 1
+            executor = _pool_kept[1]
+        else:
+            executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="reticulate")
+    try:
+        yield executor
+    finally:
+        if kept:
+            with _pool_lock:
+                _pool_users -= 1
+        else:
+            executor.shutdown(wait=True)
 
 
 class _ChunkBatch:

@@ -87,6 +87,24 @@ def test_progress_counts_chunks_in_order_on_the_calling_thread(workers):
     assert {c[2] for c in calls} == {threading.get_ident()}
 
 
+def _pool_threads():
+    return [t for t in threading.enumerate() if t.name.startswith("reticulate")]
+
+
+def test_threads_left_between_calls_are_one_pools_whatever_the_workers():
+    volume = _volume()
+    expected = rc.mesh_grid(volume, workers=1)
+    for workers in range(2, 12):
+        _assert_same(rc.mesh_grid(volume, workers=workers), expected)
+        assert len(_pool_threads()) <= workers
+    # a call while another holds the kept pool gets a pool of its own, gone after it
+    stream = rc.mesh_chunks(volume, workers=3)
+    next(stream)
+    _assert_same(rc.mesh_grid(volume, workers=5), expected)
+    stream.close()
+    assert len(_pool_threads()) <= 3
+
+
 def test_error_in_progress_propagates_and_stops():
     def fail(done, total):
         if done:
