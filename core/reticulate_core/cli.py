@@ -181,8 +181,8 @@ def _outputs(args):
 
 
 def _run_mesh(args):
-    if not args.voxel_size > 0:
-        raise ValueError(f"--voxel-size must be positive, got {args.voxel_size}")
+    if not 0 < args.voxel_size < float("inf"):
+        raise ValueError(f"--voxel-size must be a positive finite number, got {args.voxel_size}")
     outputs = _outputs(args)
     if outputs[0].parent and not outputs[0].parent.exists():
         outputs[0].parent.mkdir(parents=True)

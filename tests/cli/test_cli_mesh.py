@@ -131,8 +131,17 @@ def test_bad_output_suffix_and_voxel_size(tmp_path, grid_file):
     path, _ = grid_file
     result = run("mesh", path, "-o", tmp_path / "x.stl")
     assert result.returncode == 1 and ".obj or .ply" in result.stderr
-    result = run("mesh", path, "-o", tmp_path / "x.obj", "--voxel-size", "0")
-    assert result.returncode == 1 and "voxel-size" in result.stderr
+    for size in ("0", "inf", "nan"):
+        result = run("mesh", path, "-o", tmp_path / "x.obj", "--voxel-size", size)
+        assert result.returncode == 1 and "voxel-size" in result.stderr
+        assert not (tmp_path / "x.obj").exists()
+
+
+def test_nan_threshold_is_refused(tmp_path, grid_file):
+    path, _ = grid_file
+    result = run("mesh", path, "-o", tmp_path / "x.obj", "--threshold", "nan")
+    assert result.returncode == 1 and "threshold must be a number" in result.stderr
+    assert not (tmp_path / "x.obj").exists()
 
 
 def test_usage_error_exits_2():

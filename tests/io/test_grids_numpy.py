@@ -214,3 +214,40 @@ def test_npz_member_shorter_than_its_header(tmp_path):
             f.write(b"\0" * 10)
     with pytest.raises(ValueError, match="truncated"):
         load_grid(path)
+
+
+def raw_header_npy(path, header_text):
+    """An .npy file whose version 1.0 header is ``header_text`` as it is, with some data after it."""
+    text = header_text + " " * ((118 - len(header_text)) % 64) + "\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text.encode() + b"\0" * 64)
+    return path
+
+
+@pytest.mark.parametrize("header, words", [
+    ("{'descr': '<u2', 'fortran_order': False, 'shape': (2, 2, 2), ", "not a readable .npy"),   # unclosed
+    ("{'descr': '<u2', 'fortran_order': False, 'shape': (-1, 2, 2), }", "negative dimension"),
+    ("{'descr': '<u2', 'fortran_order': False, 'shape': (-2, -2, 2), }", "negative dimension"),
+])
+def test_malformed_header_is_a_value_error_naming_the_file(tmp_path, header, words):
+    path = raw_header_npy(tmp_path / "bad.npy", header)
+    with pytest.raises(ValueError, match=words) as caught:
+        load_grid(path)
+    assert "bad.npy" in str(caught.value)
+
+
+def test_corrupt_compressed_npz_is_a_value_error(tmp_path):
+    path = tmp_path / "grid.npz"
+    np.savez_compressed(path, grid=np.random.default_rng(1).integers(0, 9, (40, 50, 60), np.uint16))
+    data = bytearray(path.read_bytes())
+    data[200:260] = bytes(b ^ 0x5A for b in data[200:260])
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="array 'grid' cannot be read"):
+        load_grid(path)
+
+
+@pytest.mark.parametrize("threshold", [float("nan"), np.float32("nan"), "0.5", True, np.array([0.5, 0.6])])
+def test_threshold_must_be_a_number(tmp_path, threshold):
+    path = saved(tmp_path, np.full((2, 2, 2), 0.7, np.float32))
+    with pytest.raises(ValueError, match="threshold must be a number"):
+        load_grid(path, threshold=threshold)
+    assert load_grid(path, threshold=np.float64(0.5)).sum() == 8

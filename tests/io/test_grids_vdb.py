@@ -126,3 +126,16 @@ def test_finder_uses_the_bpy_bundle_in_a_fresh_interpreter(openvdb):
                             timeout=120)
     assert result.returncode == 0, result.stderr
     assert "site-packages" in result.stdout and "bpy" in result.stdout
+
+
+def test_file_damaged_after_its_header_is_a_value_error_naming_it(openvdb, tmp_path):
+    grid = openvdb.FloatGrid()
+    grid.copyFromArray(np.random.default_rng(0).random((40, 40, 40)).astype(np.float32))
+    grid.name = "density"
+    path = tmp_path / "whole.vdb"
+    openvdb.write(str(path), grids=[grid])
+    cut = tmp_path / "cut.vdb"
+    cut.write_bytes(path.read_bytes()[:len(path.read_bytes()) // 2])
+    assert [g.name for g in openvdb.readAllGridMetadata(str(cut))] == ["density"], "the header must survive the cut"
+    with pytest.raises(ValueError, match="cut.vdb: grid 'density' cannot be read, the file is damaged"):
+        load_grid(cut, threshold=0.5)

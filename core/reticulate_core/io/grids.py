@@ -17,9 +17,12 @@ for numpy files ``world = origin + voxel_size * p`` from the optional
 arrays of an .npz; for .vdb the grid's own transform, whose voxel centres sit
 at integer index coordinates.
 """
+import numbers
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from tokenize import TokenError
 
 import numpy as np
 
@@ -57,7 +60,10 @@ def load_grid_with_info(path, threshold=None, *, axis_order="xyz", grid=None,
     only data array of an .npz, the first grid of a .vdb).
     """
     path = Path(path)
-    if sorted(axis_order) != ["x", "y", "z"]:
+    if threshold is not None and (not isinstance(threshold, numbers.Real) or isinstance(threshold, bool)
+                                  or threshold != threshold):
+        raise ValueError(f"threshold must be a number (not NaN) or None, got {threshold!r}")
+    if not isinstance(axis_order, str) or sorted(axis_order) != ["x", "y", "z"]:
         raise ValueError(f"axis_order must be a permutation of 'xyz', got {axis_order!r}")
     suffix = path.suffix.lower()
     if suffix == ".vdb":
@@ -97,8 +103,10 @@ def _read_npy(f, available, where, max_voxels):
             shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(f)
         else:
             raise ValueError(f"unsupported .npy format version {version}")
-    except ValueError as exc:
+    except (ValueError, SyntaxError, TokenError) as exc:     # numpy parses the header as a Python literal
         raise ValueError(f"{where}: not a readable .npy array ({exc})") from None
+    if any(size < 0 for size in shape):
+        raise ValueError(f"{where}: not a readable .npy array (negative dimension in shape {shape})")
     _check_dtype(dtype, where)
     count = int(np.prod(shape, dtype=object))
     if count > max_voxels:
@@ -136,7 +144,7 @@ def _read_npz(path, grid, max_voxels):
             try:
                 with archive.open(members[name]) as f:
                     return _read_npy(f, members[name].file_size, f"{path}: array {name!r}", limit)
-            except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
                 raise ValueError(f"{path}: array {name!r} cannot be read ({exc})") from None
 
         values = read(grid, max_voxels)

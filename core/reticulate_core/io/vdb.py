@@ -75,7 +75,11 @@ def read_vdb_grid(path, grid=None, max_voxels=None):
     name = names[0] if grid is None else grid
     if name not in names:
         raise ValueError(f"{path}: no grid named {name!r}; grids: {names}")
-    vdb_grid = openvdb.read(path, name)
+    try:
+        vdb_grid = openvdb.read(path, name)
+    except Exception as exc:  # a corrupt file: openvdb's own error types, or std::bad_alloc as MemoryError
+        raise ValueError(f"{path}: grid {name!r} cannot be read, the file is damaged "
+                         f"({type(exc).__name__}: {exc})") from exc
     dtype = _DENSE_DTYPES.get(vdb_grid.valueTypeName)
     if dtype is None:
         raise ValueError(f"{path}: grid {name!r} holds {vdb_grid.valueTypeName} values; "
