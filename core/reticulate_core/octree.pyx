@@ -642,6 +642,11 @@ cdef class CompactOctree:
     def __cinit__(self):
         self.nodes = _NO_NODES
 
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError("CompactOctree() takes no arguments (it is the empty chunk); "
+                            "build a tree with CompactOctree.from_dense(array)")
+
     @classmethod
     def from_dense(cls, array):
         """Tree of a (32, 32, 32) chunk (see the module doc for accepted input)."""
@@ -778,6 +783,11 @@ cdef class Fixed8Octree:
         self._capacity = 0
         self._free_head = -1
         self._n_free = 0
+
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError("Fixed8Octree() takes no arguments (it is the empty chunk); "
+                            "build a tree with Fixed8Octree.from_dense(array)")
 
     def __dealloc__(self):
         free(self.slots)

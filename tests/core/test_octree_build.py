@@ -69,6 +69,14 @@ def test_get_every_voxel_of_a_scenario():
                 assert compact.get(x, y, z) == fixed8.get(x, y, z) == chunk[x, y, z]
 
 
+@pytest.mark.parametrize("cls", [CompactOctree, Fixed8Octree])
+@pytest.mark.parametrize("args, kwargs", [((np.ones((32, 32, 32), np.uint16),), {}), ((1, 2, 3), {}),
+                                          ((), {"array": np.ones((32, 32, 32), np.uint16)})])
+def test_constructor_takes_no_arguments(cls, args, kwargs):
+    with pytest.raises(TypeError, match=r"takes no arguments.*from_dense"):
+        cls(*args, **kwargs)
+
+
 def test_empty_and_uniform_chunks():
     empty = CompactOctree.from_dense(np.zeros(SHAPE, np.uint16))
     assert len(empty) == 0 and empty.nbytes == 0
