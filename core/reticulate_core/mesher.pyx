@@ -1060,6 +1060,39 @@ def _batch_coords(coords, first, last):
     return chunks
 
 
+MAX_GRID_COORDINATE = 2**24
+"""Grid coordinates of a batch's corners stay within +-2**24, which float32 positions hold exactly."""
+
+
+def _check_seam_box(chunks, box_lo, dy, dz, extent=None):
+    """ValueError unless the corners of the chunks ``chunks`` stay within
+    +-MAX_GRID_COORDINATE and inside the seam box at ``box_lo`` with ``dy``,
+    ``dz`` corners along y, z, whose keys (weld.seam_key) must fit an int64.
+    The corners reach the volume's ``extent`` per axis at most; without it
+    (padded blocks, whose voxels may end anywhere in their chunk) the box's
+    far y and z sides are the caller's to get right."""
+    if dy < 1 or dz < 1:
+        raise ValueError(f"the seam box needs at least one corner along y and z, got dy={dy}, dz={dz}")
+    if len(chunks) == 0:
+        return
+    if np.abs(chunks).max() > MAX_GRID_COORDINATE // 32:
+        raise ValueError(f"chunk coordinates reach {int(np.abs(chunks).max())}: beyond grid coordinate "
+                         f"+-2**24, which float32 positions cannot hold exactly")
+    low = [32 * int(c) for c in chunks.min(axis=0)]
+    high = [32 * int(c) + 32 for c in chunks.max(axis=0)]
+    if extent is not None:
+        high = [min(h, int(n)) for h, n in zip(high, extent)]
+    if max(abs(k) for k in low + high + list(box_lo)) > MAX_GRID_COORDINATE:
+        raise ValueError(f"chunk corners {low}..{high} or box_lo {list(box_lo)} reach beyond grid coordinate "
+                         f"+-2**24, which float32 positions cannot hold exactly")
+    relative_low = [a - b for a, b in zip(low, box_lo)]
+    relative_high = [a - b for a, b in zip(high, box_lo)]
+    far_sides = extent is not None and (relative_high[1] >= dy or relative_high[2] >= dz)
+    if min(relative_low) < 0 or far_sides or (relative_high[0] + 1) * dy * dz >= 2**62:
+        raise ValueError(f"chunk corners {low}..{high} are outside the seam box at {list(box_lo)} "
+                         f"with dy={dy}, dz={dz} corners")
+
+
 cdef void _start_run(BatchRun* run, State* st, tuple last, tuple box_lo, int64_t dy, int64_t dz):
     """Start a batch run; last and box_lo are _int_triple results."""
     memset(run, 0, sizeof(BatchRun))
@@ -1435,7 +1468,9 @@ cdef class Mesher:
         """
         last = tuple((volume.shape[a] + 31) // 32 - 1 for a in range(3))
         box_lo = _int_triple(box_lo, "box_lo")
-        cdef const int64_t[:, ::1] chunks = _batch_coords(coords, (0, 0, 0), last)
+        given = _batch_coords(coords, (0, 0, 0), last)
+        _check_seam_box(given, box_lo, dy, dz, extent=[volume.shape[a] for a in range(3)])
+        cdef const int64_t[:, ::1] chunks = given
         cdef uint16_t[:, :, ::1] block = self._block
         cdef BatchRun run
         cdef Py_ssize_t i
@@ -1469,7 +1504,9 @@ cdef class Mesher:
             raise ValueError(f"blocks must have shape (n, 34, 34, 34), got {tuple(blocks.shape[k] for k in range(4))}")
         last = _int_triple(last_chunk, "last_chunk")
         box_lo = _int_triple(box_lo, "box_lo")
-        cdef const int64_t[:, ::1] chunks = _batch_coords(coords, _int_triple(first_chunk, "first_chunk"), last)
+        given = _batch_coords(coords, _int_triple(first_chunk, "first_chunk"), last)
+        _check_seam_box(given, box_lo, dy, dz)
+        cdef const int64_t[:, ::1] chunks = given
         if chunks.shape[0] != blocks.shape[0]:
             raise ValueError(f"{blocks.shape[0]} blocks for {chunks.shape[0]} chunks")
         cdef BatchRun run

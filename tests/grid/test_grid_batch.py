@@ -134,6 +134,40 @@ def test_blocks_batch_rejects_malformed_chunk_ranges(first, last, message):
         rc.Mesher().mesh_blocks_batch(blocks, [(0, 0, 0)], first, last, (0, 0, 0), 41, 34)
 
 
+@pytest.mark.parametrize("box_lo, dy, dz, message", [
+    ((2 ** 62, 0, 0), 41, 34, r"beyond grid coordinate \+-2\*\*24"),
+    ((0, 0, 0), 0, 34, "at least one corner along y and z"),
+    ((0, 0, 0), 41, -1, "at least one corner along y and z"),
+    ((0, 0, 0), 20, 34, "outside the seam box"),      # the volume's chunk reaches y = 32
+    ((1, 0, 0), 41, 34, "outside the seam box"),      # its corner x = 0 is below the box
+])
+def test_batches_reject_a_seam_box_their_keys_do_not_fit(box_lo, dy, dz, message):
+    """Seam keys number the corners of the box from 0: corners outside it
+    would take negative or overlapping keys and weld wrongly.  A block's
+    voxels may end anywhere in its chunk: its batch checks all but the
+    box's far y and z sides."""
+    volume = _volume()
+    mesher = rc.Mesher()
+    with pytest.raises(ValueError, match=message):
+        mesher.mesh_volume_batch(volume, [(0, 0, 0)], box_lo, dy, dz)
+    blocks_call = lambda: mesher.mesh_blocks_batch(    # noqa: E731
+        np.zeros((1, 34, 34, 34), np.uint16), [(0, 0, 0)], (0, 0, 0), (2, 1, 1), box_lo, dy, dz)
+    if dy == 20:
+        assert len(blocks_call()) == 8
+    else:
+        with pytest.raises(ValueError, match=message):
+            blocks_call()
+
+
+def test_volume_batch_rejects_chunks_beyond_float32_positions():
+    from numpy.lib.stride_tricks import as_strided
+    n = 2 ** 25 + 64
+    stripes = (np.arange(n) % 2).astype(np.uint16)
+    volume = as_strided(stripes, (n, 32, 32), (2, 0, 0))       # huge, in a few bytes
+    with pytest.raises(ValueError, match=r"beyond grid coordinate \+-2\*\*24"):
+        rc.Mesher().mesh_volume_batch(volume, [(n // 32 - 1, 0, 0)], (0, 0, 0), 33, 33)
+
+
 def test_batches_take_no_chunks():
     volume = _volume()
     for call in _batch_calls(volume, np.zeros((0, 34, 34, 34), np.uint16), []):
