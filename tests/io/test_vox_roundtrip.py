@@ -135,6 +135,31 @@ def test_writer_refuses_transforms_a_vox_cannot_hold(tmp_path, transform, words)
         write_vox(tmp_path / "bad.vox", [model])
 
 
+def _far(shift):
+    transform = np.eye(4)
+    transform[0, 3] = shift
+    return transform
+
+
+@pytest.mark.parametrize("scene, error, words", [
+    (VoxScene([VoxModel(np.ones((2, 2, 2), np.uint8), _far(2**31))], DEFAULT_PALETTE, {}, {}, 200),
+     ValueError, "translation of .* does not fit"),
+    (VoxScene([VoxModel(np.ones((2, 2, 2), np.uint8), np.eye(4), layer=2**31)], DEFAULT_PALETTE, {}, {}, 200),
+     ValueError, "layer id 2147483648 does not fit"),
+    (VoxScene([VoxModel(np.ones((2, 2, 2), np.uint8), np.eye(4))], DEFAULT_PALETTE,
+              {2**40: {"type": "metal"}}, {}, 200),
+     ValueError, "material index 1099511627776 does not fit"),
+    (VoxScene([VoxModel(np.ones((2, 2, 2), np.uint8), np.eye(4), name=5)], DEFAULT_PALETTE, {}, {}, 200),
+     TypeError, "are strings, got 5"),
+])
+def test_writer_refuses_what_the_format_cannot_hold_and_writes_nothing(tmp_path, scene, error, words):
+    path = tmp_path / "kept.vox"
+    path.write_bytes(b"before")
+    with pytest.raises(error, match=words):
+        write_vox(path, scene)
+    assert path.read_bytes() == b"before"
+
+
 def test_writer_refuses_a_bad_palette(tmp_path):
     with pytest.raises(ValueError, match="palette"):
         write_vox(tmp_path / "bad.vox", [np.ones((1, 1, 1), np.uint8)], palette=np.zeros((255, 4)))

@@ -49,7 +49,8 @@ def write_vox(path, scene_or_models, palette=None, *, groups=()):
         chunks.append(_layer_chunk(VoxLayer(0)))
     chunks.append(_chunk(b"RGBA", np.concatenate([palette[1:], palette[:1]]).tobytes()))
     for index in sorted(materials):
-        chunks.append(_chunk(b"MATL", struct.pack("<i", index) + _dict(_material_strings(materials[index]))))
+        chunks.append(_chunk(b"MATL", struct.pack("<i", _int32(index, "material index"))
+                             + _dict(_material_strings(materials[index]))))
     with open(path, "wb") as f:
         f.write(b"VOX " + struct.pack("<i", 200) + _chunk(b"MAIN", b"", b"".join(chunks)))
 
@@ -115,8 +116,16 @@ def _scene_graph(models, model_ids, groups):
     return chunks
 
 
+def _int32(value, what):
+    """``value`` as an int, ValueError unless it fits the int32 the format stores."""
+    if not -2**31 <= int(value) < 2**31:
+        raise ValueError(f"{what} {int(value)} does not fit the .vox format's int32")
+    return int(value)
+
+
 def _transform_chunk(node_id, attributes, child_id, layer_id, affine):
-    frame = {"_t": " ".join(str(int(v)) for v in affine[:3, 3])}
+    frame = {"_t": " ".join(str(_int32(v, "a translation of")) for v in affine[:3, 3])}
+    layer_id = _int32(layer_id, "layer id")
     rotation = rotation_to_byte(affine[:3, :3])
     if rotation != rotation_to_byte(np.eye(3)):
         frame["_r"] = str(rotation)
@@ -128,7 +137,8 @@ def _layer_chunk(layer):
     attributes = {"_name": layer.name} if layer.name else {}
     if layer.hidden:
         attributes["_hidden"] = "1"
-    return _chunk(b"LAYR", struct.pack("<i", layer.layer_id) + _dict(attributes) + struct.pack("<i", -1))
+    return _chunk(b"LAYR", struct.pack("<i", _int32(layer.layer_id, "layer id")) + _dict(attributes)
+                  + struct.pack("<i", -1))
 
 
 def _material_strings(properties):
@@ -144,6 +154,8 @@ def _chunk(chunk_id, content, children=b""):
 
 
 def _string(text):
+    if not isinstance(text, str):
+        raise TypeError(f"names and attributes of a .vox file are strings, got {text!r}")
     data = text.encode("utf-8")
     return struct.pack("<i", len(data)) + data
 
