@@ -18,9 +18,12 @@ class Mesh:
     def __init__(self, positions, triangles, materials, faces):
         """The arrays in the dtypes above (converted copies where they
         differ); a ValueError or TypeError unless they hold a mesh: (V, 3)
-        positions, (T, 3) integer triangles indexing them, T materials in
-        0..65535 and T faces in 0..5."""
-        self.positions = _rows(positions, np.float32, "positions")
+        finite positions, (T, 3) integer triangles indexing them, T
+        materials in 0..65535 and T faces in 0..5."""
+        with np.errstate(over="ignore", invalid="ignore"):     # an overflow is caught just below
+            self.positions = _rows(positions, np.float32, "positions")
+        if not np.isfinite(self.positions).all():
+            raise ValueError("Mesh: positions must be finite numbers within float32's range")
         n_vertices = len(self.positions)
         self.triangles = _rows(_ints(triangles, 0, n_vertices - 1, "triangles",
                                      f"vertex indices 0..{n_vertices - 1}"), np.int32, "triangles")

@@ -1261,6 +1261,22 @@ cdef bint _copy_interior(State* st, chunk, uint16_t[:, :, ::1] padded) except -1
     return solid
 
 
+def _three_flags(value):
+    """emit_upper as three bools: a sequence of three bools (or 0 / 1), else a clear error."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        raise TypeError(f"emit_upper must be three flags, one per axis, got {value!r}")
+    if len(value) != 3:
+        raise ValueError(f"emit_upper needs one flag per axis, got {value!r}")
+    if not all(isinstance(f, (bool, np.bool_)) or (isinstance(f, (int, np.integer)) and f in (0, 1)) for f in value):
+        raise TypeError(f"emit_upper must be three flags (bools), got {value!r}")
+    return tuple(bool(f) for f in value)
+
+
+def _integer(value):
+    """Whether value is an integer (a Python or numpy int, not a bool)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
 cdef class Triangle:
     """One emitted triangle (seed: "Triangle").
 
@@ -1273,12 +1289,20 @@ cdef class Triangle:
     cdef int _material
     cdef int _face
 
-    def __init__(self, vertices, int material, int face):
-        self._vertices = tuple(tuple(int(c) for c in p) for p in vertices)
-        if len(self._vertices) != 3 or any(len(p) != 3 for p in self._vertices):
+    def __init__(self, vertices, material, face):
+        """Three (x, y, z) integer vertices, a material id 0..65535 and a face code 0..5."""
+        points = tuple(tuple(p) for p in vertices)
+        if len(points) != 3 or any(len(p) != 3 for p in points):
             raise ValueError("a Triangle has three (x, y, z) vertices")
-        self._material = material
-        self._face = face
+        if not all(_integer(c) for p in points for c in p):
+            raise TypeError(f"a Triangle's vertex coordinates are integers, got {points!r}")
+        if not (_integer(material) and 0 <= material <= 65535):
+            raise ValueError(f"a Triangle's material is an id in 0..65535, got {material!r}")
+        if not (_integer(face) and 0 <= face <= 5):
+            raise ValueError(f"a Triangle's face is a code in 0..5 (2 * axis + 1 when facing +axis), got {face!r}")
+        self._vertices = tuple(tuple(int(c) for c in p) for p in points)
+        self._material = int(material)
+        self._face = int(face)
 
     def outward_vertices(self):
         return self._vertices
@@ -1440,9 +1464,7 @@ cdef class Mesher:
             raise ValueError(f"padded must have shape (34, 34, 34), got {padded.shape}")
         if padded.dtype != np.uint16:
             raise TypeError(f"padded must have dtype uint16, got {padded.dtype}")
-        flags = tuple(bool(f) for f in emit_upper)
-        if len(flags) != 3:
-            raise ValueError(f"emit_upper needs one flag per axis, got {emit_upper!r}")
+        flags = _three_flags(emit_upper)
         padded = np.ascontiguousarray(padded)
         self._enter()
         try:
@@ -1592,9 +1614,9 @@ cdef class Mesher:
         for value in values:
             if value == 0:
                 continue
-            m = int(to_material(int(value)))
-            if not 0 <= m <= 65535:
-                raise ValueError(f"to_material({int(value)}) returned {m}, not a material id in 0..65535")
+            m = to_material(int(value))
+            if not (_integer(m) and 0 <= m <= 65535):
+                raise ValueError(f"to_material({int(value)}) returned {m!r}, not a material id in 0..65535")
             lut[value] = m
         mesh = self.mesh(lut[dense])
         cdef Triangle triangle

@@ -35,6 +35,8 @@ def test_mesh_converts_to_its_dtypes():
     (dict(faces=np.array([5, 6])), ValueError, "outside the face codes 0..5"),
     (dict(materials=np.array([7])), ValueError, r"2 triangles but materials of shape \(1,\)"),
     (dict(faces=np.array([[5, 5]])), ValueError, r"faces of shape \(1, 2\)"),
+    (dict(positions=np.array([[0, 0, 0], [1, 0, 0], [1, 1, np.nan], [0, 1, 0]])), ValueError, "finite"),
+    (dict(positions=np.array([[0, 0, 0], [1, 0, 0], [1, 1, 1e40], [0, 1, 0]])), ValueError, "finite"),
 ])
 def test_mesh_rejects_what_is_not_a_mesh(change, error, message):
     with pytest.raises(error, match=message):

@@ -3,6 +3,8 @@
 Expected triangle counts of the small shapes are derived in the comments
 from DESIGN.md's minimum (sum over regions of B - 2 chi).
 """
+import itertools
+import re
 import threading
 from collections import Counter
 
@@ -224,9 +226,26 @@ def test_to_material_is_called_once_per_distinct_value():
     assert sorted(t.material() for t in triangles) == sorted(rc.mesh_chunk(mapped).materials.tolist())
 
 
-def test_to_material_result_is_validated():
-    with pytest.raises(ValueError, match="to_material"):
-        rc.Mesher().make_triangles(chunk((1, 1, 1)), lambda value: 70000, lambda tri: None)
+@pytest.mark.parametrize("result", [70000, -1, 1.7, "5", True, None])
+def test_to_material_result_is_validated(result):
+    with pytest.raises(ValueError, match=f"to_material\\(1\\) returned {re.escape(repr(result))}"):
+        rc.Mesher().make_triangles(chunk((1, 1, 1)), lambda value: result, lambda tri: None)
+
+
+@pytest.mark.parametrize("vertices, material, face, error, message", [
+    (((0, 0, 0), (1, 0, 0)), 1, 0, ValueError, "three"),
+    (((0, 0, 0), (1, 0, 0), (1, 1.5, 0)), 1, 0, TypeError, "integers"),
+    (((0, 0, 0), (1, 0, 0), (1, True, 0)), 1, 0, TypeError, "integers"),
+    (((0, 0, 0), (1, 0, 0), (1, 1, 0)), 70000, 0, ValueError, "material"),
+    (((0, 0, 0), (1, 0, 0), (1, 1, 0)), 1, 6, ValueError, "face"),
+    (((0, 0, 0), (1, 0, 0), (1, 1, 0)), 1, -1, ValueError, "face"),
+])
+def test_triangle_constructor_checks_its_arguments(vertices, material, face, error, message):
+    with pytest.raises(error, match=message):
+        rc.Triangle(vertices, material, face)
+    made = rc.Triangle(((0, 0, 0), (1, 0, 0), (1, 1, np.int64(0))), np.uint16(7), 5)
+    assert made.outward_vertices() == ((0, 0, 0), (1, 0, 0), (1, 1, 0)) and made.material() == 7
+    assert made.axis == 2 and made.positive
 
 
 # ---------------------------------------------------------------- inputs
@@ -288,6 +307,10 @@ def test_bad_padded_arrays_are_rejected():
         mesher.mesh_padded([[0]])
     with pytest.raises(ValueError, match="emit_upper"):
         mesher.mesh_padded(np.zeros((34, 34, 34), np.uint16), (True, True))
+    for flags in ("abc", itertools.count(), 1, (True, 2, False), (True, "no", False)):
+        with pytest.raises(TypeError, match="emit_upper"):
+            mesher.mesh_padded(np.zeros((34, 34, 34), np.uint16), flags)
+    assert mesher.mesh_padded(np.zeros((34, 34, 34), np.uint16), [np.True_, 0, 1]).n_triangles == 0
 
 
 # ---------------------------------------------------------------- padded chunks
