@@ -52,6 +52,9 @@ class RETICULATE_OT_voxel_remesh(ActiveObjectSource, ReticulateOperator, bpy.typ
         if n_slots:
             slots = np.clip(slots, 0, n_slots - 1)
         grid, origin = voxelize(vertices, triangles, self.voxel_size, (slots + 1).astype(np.uint16))
+        if not grid.any():
+            raise ValueError(f"{source.name!r} has no voxel inside it at voxel size {self.voxel_size:g}: "
+                             f"only a closed mesh has an inside, and a thin one needs smaller voxels")
         known = {i + 1: slot.material for i, slot in enumerate(source.material_slots)
                  if slot.material is not None}
         core = self.mesh_voxels(grid, progress)

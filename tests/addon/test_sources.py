@@ -393,11 +393,13 @@ def test_voxel_remesh_tolerates_a_hole():
     assert np.allclose(world.min(axis=0), 0) and np.allclose(world.max(axis=0), 1)
 
 
-def test_voxel_remesh_of_a_flat_mesh_fails_cleanly():
-    bpy.ops.mesh.primitive_plane_add()
+@pytest.mark.parametrize("make, voxel_size", [(lambda: bpy.ops.mesh.primitive_plane_add(), 0.25),
+                                               (lambda: bpy.ops.mesh.primitive_cube_add(size=2.0), 5.0)])
+def test_voxel_remesh_without_an_inside_fails_cleanly_and_says_why(make, voxel_size):
+    make()
     before = {kind: len(getattr(bpy.data, kind)) for kind in ("objects", "meshes", "materials")}
-    with pytest.raises(RuntimeError, match="no solid voxels"):
-        bpy.ops.reticulate.voxel_remesh(voxel_size=0.25)
+    with pytest.raises(RuntimeError, match=f"no voxel inside it at voxel size {voxel_size:g}: only a closed mesh"):
+        bpy.ops.reticulate.voxel_remesh(voxel_size=voxel_size)
     assert {kind: len(getattr(bpy.data, kind)) for kind in before} == before
 
 
