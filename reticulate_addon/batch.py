@@ -17,7 +17,7 @@ from pathlib import Path
 
 import bpy
 
-from .properties import settings_of
+from .properties import AXIS_ORDER_ITEMS, settings_of
 
 FORMATS = ("blend", "glb", "obj")
 SUFFIXES = {".vox": "vox", ".npy": "array", ".npz": "array", ".vdb": "volume"}
@@ -32,6 +32,8 @@ def parse_args(argv, prog):
     parser.add_argument("--threshold", type=float, default=0.5,
                         help="float grids: solid above this (level sets: inside their surface)")
     parser.add_argument("--grid", default="", help=".vdb grid / .npz array name (default: the first / only one)")
+    parser.add_argument("--axis-order", default="xyz", choices=[item[0].lower() for item in AXIS_ORDER_ITEMS],
+                        help=".npy/.npz: the order of the array's axes (zyx for arrays stored [z, y, x])")
     parser.add_argument("--output", choices=("OBJECT", "MODEL", "CHUNK"), default="MODEL",
                         help="one object, one per .vox model, or one per 32^3 chunk")
     return parser.parse_args(argv)
@@ -73,7 +75,7 @@ def mesh_file(path, args):
         ops.import_vox(filepath=str(path), voxel_size=args.voxel_size, **common)
     elif kind == "array":
         ops.mesh_array(filepath=str(path), threshold=args.threshold, voxel_size=args.voxel_size,
-                                      grid_name=args.grid, **common)
+                       grid_name=args.grid, axis_order=args.axis_order.upper(), **common)
     elif kind == "volume":
         volume = bpy.data.volumes.new(path.stem)
         volume.filepath = str(path)

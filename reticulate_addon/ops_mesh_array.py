@@ -1,7 +1,8 @@
 """``reticulate.mesh_array``: a .npy / .npz voxel array file -> one meshed object.
 
 Integer arrays are material ids, bool arrays material 1, float arrays solid
-above ``threshold`` (the core's ``load_grid`` rules).  Vertex ``p`` lands at
+above ``threshold`` (the core's ``load_grid`` rules); ``axis_order`` names
+the array's axes (``ZYX`` for arrays stored ``[z, y, x]``).  Vertex ``p`` lands at
 ``voxel_size * (placement @ p)`` where ``placement`` is the file's own
 (an .npz may carry ``voxel_size`` and ``origin`` arrays; identity otherwise).
 """
@@ -9,9 +10,10 @@ above ``threshold`` (the core's ``load_grid`` rules).  Vertex ``p`` lands at
 import bpy
 import numpy as np
 import reticulate_core as rc
-from bpy.props import FloatProperty, StringProperty
+from bpy.props import EnumProperty, FloatProperty, StringProperty
 
 from .operator_base import FileSource, MaterialChoice, Outcome, ReticulateOperator, grid_objects, split_scale
+from .properties import AXIS_ORDER_DESCRIPTION, AXIS_ORDER_ITEMS
 
 
 class RETICULATE_OT_mesh_array(FileSource, ReticulateOperator, bpy.types.Operator):  # type: ignore[misc]
@@ -29,10 +31,13 @@ class RETICULATE_OT_mesh_array(FileSource, ReticulateOperator, bpy.types.Operato
                              description="Float arrays: values above this are solid")
     voxel_size: FloatProperty(name="Voxel Size", default=0.1, min=1e-4, soft_max=10.0, unit='LENGTH')
     grid_name: StringProperty(name="Array", description=".npz: the array to mesh (empty: the only one)")
+    axis_order: EnumProperty(name="Axis Order", items=AXIS_ORDER_ITEMS, default='XYZ',
+                             description=AXIS_ORDER_DESCRIPTION)
 
     def build(self, context, progress):
         path = self.source_path()
-        loaded = rc.io.load_grid_with_info(path, self.threshold, grid=self.grid_name or None)
+        loaded = rc.io.load_grid_with_info(path, self.threshold, grid=self.grid_name or None,
+                                           axis_order=self.axis_order.lower())
         core = self.mesh_voxels(loaded.voxels, progress)
         placement = np.diag([self.voxel_size] * 3 + [1.0]) @ loaded.transform
         matrix, scale = split_scale(placement)

@@ -30,7 +30,7 @@ def _operator_settings(settings):
         'VOX': {"filepath": settings.filepath, "voxel_size": settings.vox_scale,
                 "hierarchy_empties": settings.hierarchy_empties, "center_origins": settings.center_origins,
                 "include_hidden": settings.include_hidden},
-        'ARRAY': {"filepath": settings.filepath, "grid_name": settings.grid_name,
+        'ARRAY': {"filepath": settings.filepath, "grid_name": settings.grid_name, "axis_order": settings.axis_order,
                   "threshold": settings.threshold, "voxel_size": settings.voxel_size},
         'MESH': {"voxel_size": settings.voxel_size},
     }
@@ -66,6 +66,7 @@ class RETICULATE_PT_main(bpy.types.Panel):
             box.prop(settings, "threshold")
         elif source == 'ARRAY':
             box.prop(settings, "grid_name", text="Array")
+            box.prop(settings, "axis_order")
             box.prop(settings, "threshold")
             box.prop(settings, "voxel_size")
         elif source == 'MESH':

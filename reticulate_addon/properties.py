@@ -20,6 +20,10 @@ MANIFOLD_DESCRIPTION = ("Split edge- and corner-only contacts so that every edge
                         "(3D printing, booleans)")
 HIDDEN_DESCRIPTION = "Import hidden models too, as hidden objects (One Object output leaves them out)"
 
+AXIS_ORDER_ITEMS = [(order.upper(), " ".join(order.upper()), f"The file's array is indexed [{', '.join(order)}]")
+                    for order in ("xyz", "zyx", "xzy", "yxz", "yzx", "zxy")]
+AXIS_ORDER_DESCRIPTION = ".npy / .npz: the order of the array's axes (Z Y X for image stacks)"
+
 OUTPUT_ITEMS = [
     ('OBJECT', "One Object", "One mesh object for the whole source"),
     ('MODEL', "One per Model", "One object per .vox model (other sources: one object)"),
@@ -39,6 +43,8 @@ class ReticulateSettings(bpy.types.PropertyGroup):
     grid_name: StringProperty(name="Grid",
                               description="Volume grid / .npz array to mesh (empty: the first grid, "
                                           "the only array)")
+    axis_order: EnumProperty(name="Axis Order", items=AXIS_ORDER_ITEMS, default='XYZ',
+                             description=AXIS_ORDER_DESCRIPTION)
     threshold: FloatProperty(name="Threshold", default=0.5,
                              description="Float grids: voxels with a value above this are solid "
                                          "(level sets: inside their surface)")

@@ -81,6 +81,19 @@ def test_numpy_and_vdb_inputs(tmp_path):
     assert (tmp_path / "out" / "ids.obj").is_file() and (tmp_path / "out" / "ids_volume.obj").is_file()
 
 
+def test_axis_order_of_numpy_inputs(tmp_path):
+    grid = np.zeros((6, 4, 3), np.uint16)
+    grid[1:5, 1:3, 0:2] = 4
+    np.save(tmp_path / "stack.npy", grid.transpose(2, 1, 0))      # stored [z, y, x]
+    done = run_batch(tmp_path, tmp_path / "stack.npy", "--out", tmp_path / "out", "--format", "obj",
+                     "--voxel-size", "1", "--axis-order", "zyx")
+    assert done.returncode == 0, done.stderr
+    vertices = np.array([line.split()[1:] for line in (tmp_path / "out" / "stack.obj").read_text().splitlines()
+                         if line.startswith("v ")], float)
+    # the OBJ exporter writes Blender's z up as y up: (x, y, z) -> (x, z, -y)
+    assert np.allclose(np.ptp(vertices, axis=0), (4, 2, 2))
+
+
 def test_inputs_sharing_a_stem_get_their_suffix(tmp_path):
     grid = np.zeros((6, 5, 4), np.uint16)
     grid[1:4, 1:3, 1:3] = 2

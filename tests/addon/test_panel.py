@@ -53,7 +53,7 @@ def operator_call(log):
 @pytest.mark.parametrize("source, operator, shown", [
     ('VOX', "reticulate.import_vox", {"filepath", "vox_scale", "hierarchy_empties", "center_origins",
                                       "include_hidden"}),
-    ('ARRAY', "reticulate.mesh_array", {"filepath", "grid_name", "threshold", "voxel_size"}),
+    ('ARRAY', "reticulate.mesh_array", {"filepath", "grid_name", "axis_order", "threshold", "voxel_size"}),
     ('VOLUME', "reticulate.mesh_volume", {"grid_name", "threshold"}),
     ('MESH', "reticulate.voxel_remesh", {"voxel_size"}),
 ])
@@ -69,7 +69,7 @@ def test_each_source_shows_its_settings_and_button(source, operator, shown):
     idname, passed = operator_call(log)
     assert idname == operator
     for name in shown & {"filepath", "threshold", "grid_name", "voxel_size", "hierarchy_empties", "center_origins",
-                         "include_hidden"}:
+                         "include_hidden", "axis_order"}:
         assert passed[name] == getattr(settings, name)
     if source == 'VOX':
         assert passed["voxel_size"] == settings.vox_scale

@@ -37,6 +37,19 @@ def test_mesh_array_npy_ids(tmp_path):
     assert_watertight(tris)
 
 
+@pytest.mark.parametrize("order", ["ZYX", "YZX"])
+def test_mesh_array_axis_order(tmp_path, order):
+    grid = blob(shape=(12, 7, 5))
+    stored = np.transpose(grid, ["xyz".index(axis) for axis in order.lower()])
+    path = tmp_path / "stack.npy"
+    np.save(path, stored)
+    assert bpy.ops.reticulate.mesh_array(filepath=str(path), voxel_size=1.0, axis_order=order) == {'FINISHED'}
+    world, tris, _, raw = mesh_arrays(only_new_mesh_object())
+    core = rc.mesh_grid(grid)
+    assert np.array_equal(tris, core.triangles) and np.array_equal(raw, core.materials)
+    assert np.allclose(world, core.positions)
+
+
 def test_mesh_array_float_npz_with_placement(tmp_path):
     rng = np.random.default_rng(5)
     values = rng.random((20, 10, 12)).astype(np.float32)
