@@ -55,6 +55,7 @@ def setup_render(bpy, scene, width, height, samples):
     scene.render.resolution_x, scene.render.resolution_y = width, height
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = 'PNG'
+    scene.render.use_stamp_filename = False     # no path of this machine in the PNG's metadata
     world = bpy.data.worlds.new("demo_world")
     world.color = (0.05, 0.05, 0.06)
     scene.world = world

@@ -15,4 +15,6 @@ def test_demo_writes_blend_and_both_renders(tmp_path):
     for name in ("demo.blend", "demo.png", "demo_naive.png"):
         assert (tmp_path / name).stat().st_size > 1000
     assert (tmp_path / "demo.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for name in ("demo.png", "demo_naive.png"):
+        assert str(tmp_path).encode() not in (tmp_path / name).read_bytes(), "a machine path in the PNG's metadata"
     assert "naive culled faces: 3048 triangles" in done.stdout   # rt_torture's count in the samples README
