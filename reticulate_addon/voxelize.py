@@ -58,8 +58,9 @@ def voxelize(vertices, triangles, voxel_size, triangle_materials=None):
     corners = local[triangles]                                   # (T, 3, 3)
     several = np.any(triangle_materials != triangle_materials[0])
     votes = np.zeros(shape, dtype=np.uint8)
-    nearest = np.full(shape, np.inf, dtype=np.float32)          # distance to the nearest crossing so far
-    material = np.zeros(shape, dtype=np.uint16)
+    if several:
+        nearest = np.full(shape, np.inf, dtype=np.float32)      # distance to the nearest crossing so far
+        material = np.zeros(shape, dtype=np.uint16)
     for axis in (2, 0, 1):
         order = [(axis + 1) % 3, (axis + 2) % 3, axis]            # this axis plays z; a rotation keeps facings
         back = np.argsort(order)
