@@ -39,11 +39,17 @@ def palette_rgba(palette, material_id):
     return (float(rgb[0]), float(rgb[1]), float(rgb[2]), float(row[3]))
 
 
+def _principled_or_none(material):
+    """The material's Principled BSDF node, None when it has no node tree or no such node."""
+    tree = material.node_tree
+    return next((node for node in tree.nodes if node.type == "BSDF_PRINCIPLED"), None) if tree else None
+
+
 def _principled(material):
-    for node in material.node_tree.nodes:
-        if node.type == "BSDF_PRINCIPLED":
-            return node
-    raise RuntimeError(f"material {material.name!r} has no Principled BSDF node")
+    node = _principled_or_none(material)
+    if node is None:
+        raise RuntimeError(f"material {material.name!r} has no Principled BSDF node")
+    return node
 
 
 def _number(props, key, default):
@@ -127,11 +133,10 @@ def color_attribute_material(reuse_existing=False):
 def material_rgba(material):
     """The linear RGBA a material shows: its Principled BSDF's Base Color
     when nothing drives that input, else its viewport colour."""
-    tree = material.node_tree
-    for node in tree.nodes if tree is not None else ():
-        socket = node.inputs.get("Base Color") if node.type == "BSDF_PRINCIPLED" else None
-        if socket is not None and not socket.is_linked:
-            return tuple(socket.default_value)
+    node = _principled_or_none(material)
+    socket = node.inputs.get("Base Color") if node is not None else None
+    if socket is not None and not socket.is_linked:
+        return tuple(socket.default_value)
     return tuple(material.diffuse_color)
 
 

@@ -116,7 +116,9 @@ def mesh_object(name, piece, choice, matrix):
     matrix = np.asarray(matrix, dtype=np.float64)
     if not holds_as_transform(matrix):
         piece = baked(piece, matrix[:3, :3])
-        matrix = np.block([[np.eye(3), matrix[:3, 3:]], [np.zeros((1, 3)), np.ones((1, 1))]])
+        translation = np.eye(4)
+        translation[:3, 3] = matrix[:3, 3]
+        matrix = translation
     ob = bpy.data.objects.new(name, mesh_data(name, piece, choice))
     ob.matrix_world = as_matrix(matrix)
     return ob
