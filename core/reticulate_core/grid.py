@@ -30,7 +30,7 @@ import numpy as np
 from .halo import fill_from_neighbours
 from .manifold import split_nonmanifold
 from .mesh import Mesh
-from .mesher import Mesher
+from .mesher import MAX_GRID_COORDINATE, Mesher
 from .weld import SeamWelder
 
 CHUNK = 32
@@ -338,7 +338,7 @@ class _SeamKeys:
         spans = [int(hi) - lo + 1 for lo, hi in zip(self.lo, corner_hi)]
         if spans[0] * spans[1] * spans[2] >= 2**62:
             raise ValueError(f"volume spans {[n - 1 for n in spans]} voxels: too large to number its corners")
-        if max(abs(int(n)) for n in list(corner_lo) + list(corner_hi)) > 2**24:
+        if max(abs(int(n)) for n in list(corner_lo) + list(corner_hi)) > MAX_GRID_COORDINATE:
             raise ValueError("volume reaches beyond grid coordinate +-2**24, which float32 "
                              "positions cannot hold exactly")
         self.dy, self.dz = spans[1], spans[2]

@@ -1037,7 +1037,7 @@ def _int_triple(value, what):
         raise TypeError(f"{what} must be three integers, got {value!r}") from None
     if len(items) != 3:
         raise ValueError(f"{what} must be three integers, got {len(items)} values: {value!r}")
-    if not all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in items):
+    if not all(_integer(k) for k in items):
         raise TypeError(f"{what} must be three integers, got {value!r}")
     return tuple(int(k) for k in items)
 

@@ -17,6 +17,7 @@ for numpy files ``world = origin + voxel_size * p`` from the optional
 arrays of an .npz; for .vdb the grid's own transform, whose voxel centres sit
 at integer index coordinates.
 """
+import math
 import numbers
 import zipfile
 import zlib
@@ -61,7 +62,7 @@ def load_grid_with_info(path, threshold=None, *, axis_order="xyz", grid=None,
     """
     path = Path(path)
     if threshold is not None and (not isinstance(threshold, numbers.Real) or isinstance(threshold, bool)
-                                  or threshold != threshold):
+                                  or math.isnan(threshold)):
         raise ValueError(f"threshold must be a number (not NaN) or None, got {threshold!r}")
     if not isinstance(axis_order, str) or sorted(axis_order) != ["x", "y", "z"]:
         raise ValueError(f"axis_order must be a permutation of 'xyz', got {axis_order!r}")
