@@ -2,8 +2,9 @@
 
 The grid is read with the core's ``load_grid`` from the volume's .vdb file,
 or, when the object has modifiers or no file (e.g. Mesh to Volume) or its
-file is gone, from the evaluated grids saved to a temporary .vdb first.  Float grids are solid
-above ``threshold``; integer grids are material ids.  The new object
+file is gone, from the evaluated grids saved to a temporary .vdb first.
+Float grids are solid above ``threshold`` (level sets: inside their
+surface); integer grids are material ids.  The new object
 ``<volume>_mesh`` is placed by the grid transform times the volume object's
 matrix (baked into the vertices where that has shear), so it overlays the
 volume exactly.
